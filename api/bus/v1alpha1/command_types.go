@@ -28,7 +28,7 @@ import (
 
 // Command asks a controller to take an action on its target once. The controller
 // deletes the Command first and then acts, so a Command runs at most once.
-// +kubebuilder:validation:XValidation:rule="has(self.action) && self.action != ''",message="action is required: one of AbortJob, ResumeJob, RestartJob, TerminateJob, CompleteJob for a Job, or OpenQueue, CloseQueue for a Queue"
+// +kubebuilder:validation:XValidation:rule="has(self.action) && size(self.action) > 0",message="action is required: one of AbortJob, ResumeJob, RestartJob, TerminateJob, CompleteJob for a Job, or OpenQueue, CloseQueue for a Queue"
 type Command struct {
 	metav1.TypeMeta `json:",inline"`
 	// metadata is the standard object metadata.
