@@ -1,0 +1,121 @@
+/*
+Copyright 2026 The Caldera Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Command manager runs Caldera: the job, PodGroup, queue and command controllers and the
+// gang/queue scheduler, in one leader-elected process.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/caldera-sh/caldera/controllers"
+	"github.com/caldera-sh/caldera/internal/scheme"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "caldera manager:", err)
+		os.Exit(1)
+	}
+}
+
+type options struct {
+	metricsAddr      string
+	probeAddr        string
+	leaderElect      bool
+	leaderElectionNS string
+	schedulerNames   string
+	jobWorkers       int
+	zap              zap.Options
+}
+
+func parseFlags() *options {
+	o := &options{}
+	flag.StringVar(&o.metricsAddr, "metrics-bind-address", ":8080", "Address the metrics endpoint binds to; 0 turns it off.")
+	flag.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "Address the health probes bind to; 0 turns them off.")
+	flag.BoolVar(&o.leaderElect, "leader-elect", false, "Elect a leader so that only one manager acts at a time.")
+	flag.StringVar(&o.leaderElectionNS, "leader-election-namespace", "", "Namespace of the leader-election lease; empty means the manager's own namespace.")
+	flag.StringVar(&o.schedulerNames, "scheduler-name", "volcano", "Comma-separated scheduler names this manager serves; the first is the default schedulerName of job pods.")
+	flag.IntVar(&o.jobWorkers, "job-workers", 3, "Number of jobs reconciled at once.")
+	o.zap.BindFlags(flag.CommandLine)
+	flag.Parse()
+	return o
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, part := range strings.Split(s, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			out = append(out, part)
+		}
+	}
+	return out
+}
+
+func run() error {
+	o := parseFlags()
+	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&o.zap)))
+	log := ctrl.Log.WithName("setup")
+
+	names := splitList(o.schedulerNames)
+	if len(names) == 0 {
+		return fmt.Errorf("--scheduler-name must name at least one scheduler, for example --scheduler-name=volcano")
+	}
+
+	cfg, err := ctrl.GetConfig()
+	if err != nil {
+		return fmt.Errorf("loading the kubeconfig: %w", err)
+	}
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                  scheme.New(),
+		Metrics:                 metricsserver.Options{BindAddress: o.metricsAddr},
+		HealthProbeBindAddress:  o.probeAddr,
+		LeaderElection:          o.leaderElect,
+		LeaderElectionID:        "caldera-manager.volcano.sh",
+		LeaderElectionNamespace: o.leaderElectionNS,
+	})
+	if err != nil {
+		return fmt.Errorf("creating the manager: %w", err)
+	}
+
+	clk := clock.RealClock{}
+	if err := controllers.Setup(mgr, controllers.Options{
+		SchedulerNames: names,
+		Clock:          clk,
+		JobWorkers:     o.jobWorkers,
+	}); err != nil {
+		return err
+	}
+
+	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
+		return fmt.Errorf("adding the health check: %w", err)
+	}
+	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
+		return fmt.Errorf("adding the readiness check: %w", err)
+	}
+
+	log.Info("Starting the manager", "schedulerNames", names)
+	return mgr.Start(ctrl.SetupSignalHandler())
+}

@@ -1,0 +1,59 @@
+/*
+Copyright 2026 The Caldera Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package controllers holds Caldera's reconcilers. They gather state, call the pure decisions in
+// internal/, and make the API match; they decide nothing themselves.
+package controllers
+
+import (
+	"fmt"
+
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+)
+
+// Options configure the controllers.
+type Options struct {
+	// SchedulerNames are the scheduler names this manager serves; the first is the default
+	// schedulerName of a job's pods. Pods of other schedulers are created without waiting for
+	// the PodGroup to be admitted.
+	SchedulerNames []string
+	// Clock is the time source of every decision. Nil means the real clock.
+	Clock clock.Clock
+	// JobWorkers is the number of jobs reconciled at once.
+	JobWorkers int
+}
+
+func (o *Options) defaults() {
+	if len(o.SchedulerNames) == 0 {
+		o.SchedulerNames = []string{"volcano"}
+	}
+	if o.Clock == nil {
+		o.Clock = clock.RealClock{}
+	}
+	if o.JobWorkers <= 0 {
+		o.JobWorkers = 3
+	}
+}
+
+// Setup registers every controller with the manager.
+func Setup(mgr ctrl.Manager, opts Options) error {
+	opts.defaults()
+	if err := (&JobTTLReconciler{Client: mgr.GetClient(), Clock: opts.Clock}).SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("setting up the job TTL controller: %w", err)
+	}
+	return nil
+}
