@@ -41,6 +41,7 @@ test: verify vet ## Run every test CI runs: unit, integration (real kube-apiserv
 manifests: $(CONTROLLER_GEN) ## Generate the CRDs and RBAC from the Go markers.
 	$(CONTROLLER_GEN) crd paths="./api/..." output:crd:artifacts:config=config/crd/bases
 	$(CONTROLLER_GEN) rbac:roleName=caldera-manager paths="./..." output:rbac:artifacts:config=config/rbac
+	$(CONTROLLER_GEN) webhook paths="./internal/webhook/..." output:webhook:artifacts:config=config/webhook
 
 .PHONY: generate
 generate: $(CONTROLLER_GEN) ## Generate the DeepCopy methods.
