@@ -29,9 +29,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/caldera-sh/caldera/controllers"
 	"github.com/caldera-sh/caldera/internal/scheme"
+	"github.com/caldera-sh/caldera/internal/webhook"
 )
 
 func main() {
@@ -48,7 +50,16 @@ type options struct {
 	leaderElectionNS string
 	schedulerNames   string
 	jobWorkers       int
-	zap              zap.Options
+
+	enableWebhook      bool
+	webhookPort        int
+	webhookCertDir     string
+	manageWebhookCerts bool
+	webhookService     string
+	webhookSecret      string
+	webhookConfig      string
+
+	zap zap.Options
 }
 
 func parseFlags() *options {
@@ -59,6 +70,13 @@ func parseFlags() *options {
 	flag.StringVar(&o.leaderElectionNS, "leader-election-namespace", "", "Namespace of the leader-election lease; empty means the manager's own namespace.")
 	flag.StringVar(&o.schedulerNames, "scheduler-name", "volcano", "Comma-separated scheduler names this manager serves; the first is the default schedulerName of job pods.")
 	flag.IntVar(&o.jobWorkers, "job-workers", 3, "Number of jobs reconciled at once.")
+	flag.BoolVar(&o.enableWebhook, "enable-webhook", false, "Serve the validating admission webhook for jobs.")
+	flag.IntVar(&o.webhookPort, "webhook-port", 9443, "Port the webhook server listens on.")
+	flag.StringVar(&o.webhookCertDir, "webhook-cert-dir", "/tmp/k8s-webhook-server/serving-certs", "Folder of the webhook's serving certificate (tls.crt, tls.key).")
+	flag.BoolVar(&o.manageWebhookCerts, "manage-webhook-certs", true, "Make and rotate a self-signed webhook certificate and inject its CA; turn off when cert-manager provides it.")
+	flag.StringVar(&o.webhookService, "webhook-service-name", "caldera-webhook-service", "Name of the webhook's Service.")
+	flag.StringVar(&o.webhookSecret, "webhook-secret-name", "caldera-webhook-server-cert", "Name of the Secret that keeps the webhook's certificate.")
+	flag.StringVar(&o.webhookConfig, "webhook-config-name", "caldera-validating-webhook-configuration", "Name of the ValidatingWebhookConfiguration to inject the CA into.")
 	o.zap.BindFlags(flag.CommandLine)
 	flag.Parse()
 	return o
@@ -90,6 +108,7 @@ func run() error {
 	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  scheme.New(),
+		WebhookServer:           ctrlwebhook.NewServer(ctrlwebhook.Options{Port: o.webhookPort, CertDir: o.webhookCertDir}),
 		Metrics:                 metricsserver.Options{BindAddress: o.metricsAddr},
 		HealthProbeBindAddress:  o.probeAddr,
 		LeaderElection:          o.leaderElect,
@@ -109,6 +128,25 @@ func run() error {
 		return err
 	}
 
+	ctx := ctrl.SetupSignalHandler()
+	if o.enableWebhook {
+		namespace := os.Getenv("POD_NAMESPACE")
+		if namespace == "" {
+			namespace = "caldera-system"
+		}
+		if err := webhook.Setup(ctx, mgr, webhook.Options{
+			ManageCerts:          o.manageWebhookCerts,
+			CertDir:              o.webhookCertDir,
+			Namespace:            namespace,
+			ServiceName:          o.webhookService,
+			SecretName:           o.webhookSecret,
+			ConfigName:           o.webhookConfig,
+			DefaultSchedulerName: names[0],
+		}); err != nil {
+			return err
+		}
+	}
+
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return fmt.Errorf("adding the health check: %w", err)
 	}
@@ -117,5 +155,5 @@ func run() error {
 	}
 
 	log.Info("Starting the manager", "schedulerNames", names)
-	return mgr.Start(ctrl.SetupSignalHandler())
+	return mgr.Start(ctx)
 }
