@@ -40,8 +40,9 @@ test: verify vet ## Run every test CI runs: unit, integration (real kube-apiserv
 .PHONY: manifests
 manifests: $(CONTROLLER_GEN) ## Generate the CRDs and RBAC from the Go markers.
 	$(CONTROLLER_GEN) crd paths="./api/..." output:crd:artifacts:config=config/crd/bases
-	$(CONTROLLER_GEN) rbac:roleName=caldera-manager paths="./..." output:rbac:artifacts:config=config/rbac
+	$(CONTROLLER_GEN) rbac:roleName=manager paths="./..." output:rbac:artifacts:config=config/rbac
 	$(CONTROLLER_GEN) webhook paths="./internal/webhook/..." output:webhook:artifacts:config=config/webhook
+	bash hack/update-helm.sh
 
 .PHONY: generate
 generate: $(CONTROLLER_GEN) ## Generate the DeepCopy methods.
