@@ -22,6 +22,7 @@ package framework
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -45,11 +46,26 @@ type Framework struct {
 	CRDPaths []string
 	// APIServerFlags are extra kube-apiserver flags, name to value.
 	APIServerFlags map[string]string
+	// Webhooks are admission webhook configurations the API server calls. A test's manager serves
+	// them on Webhooks.LocalServingHost and LocalServingPort with the certificates in
+	// LocalServingCertDir, which Start fills in.
+	Webhooks envtest.WebhookInstallOptions
+	// KWOK makes Start also run KWOK with Caldera's stages (StagesPath) against the API server.
+	// KWOK manages only the nodes annotated KWOKNodeAnnotation=KWOKNodeAnnotationValue, such as
+	// those CreateNodes and NewKWOKNode make; pods bound to them run as the stages describe.
+	KWOK bool
 
-	env    *envtest.Environment
+	// Config reaches the API server as an administrator; set by Start.
 	Config *rest.Config
+	// Client is a client on Config with Scheme; set by Start.
 	Client client.Client
+	// Scheme is Caldera's runtime scheme (internal/scheme); set by Start.
 	Scheme *k8sruntime.Scheme
+
+	env  *envtest.Environment
+	kwok *kwokProcess
+	// dir holds the files of processes the framework starts itself (KWOK's kubeconfig and log).
+	dir string
 }
 
 // RepoRoot is the root of the Caldera repository.
@@ -75,7 +91,8 @@ func Assets() (string, error) {
 	return strings.TrimSpace(lines[len(lines)-1]), nil
 }
 
-// Start starts etcd and kube-apiserver with Caldera's CRDs installed and returns a client.
+// Start starts etcd and kube-apiserver with Caldera's CRDs installed, sets Config, Client and
+// Scheme, and starts KWOK when f.KWOK is set. On error, whatever was started is stopped again.
 func (f *Framework) Start() error {
 	assets, err := Assets()
 	if err != nil {
@@ -91,6 +108,7 @@ func (f *Framework) Start() error {
 		ControlPlaneStopTimeout:  StartTimeout,
 		AttachControlPlaneOutput: os.Getenv("CALDERA_ATTACH_CONTROL_PLANE_OUTPUT") != "",
 		CRDInstallOptions:        envtest.CRDInstallOptions{Scheme: f.Scheme},
+		WebhookInstallOptions:    f.Webhooks,
 	}
 	apiServer := f.env.ControlPlane.GetAPIServer()
 	for name, value := range f.APIServerFlags {
@@ -98,24 +116,45 @@ func (f *Framework) Start() error {
 	}
 	cfg, err := f.env.Start()
 	if err != nil {
-		return fmt.Errorf("starting the control plane: %w", err)
+		return errors.Join(fmt.Errorf("starting the control plane: %w", err), f.Stop())
 	}
+	f.Webhooks = f.env.WebhookInstallOptions
 	cfg.QPS = 1000
 	cfg.Burst = 2000
 	f.Config = cfg
 	f.Client, err = client.New(cfg, client.Options{Scheme: f.Scheme})
 	if err != nil {
-		return fmt.Errorf("creating a client: %w", err)
+		return errors.Join(fmt.Errorf("creating a client: %w", err), f.Stop())
+	}
+	if !f.KWOK {
+		return nil
+	}
+	if f.dir, err = os.MkdirTemp("", "caldera-framework-"); err != nil {
+		return errors.Join(fmt.Errorf("creating a folder for KWOK: %w", err), f.Stop())
+	}
+	if f.kwok, err = startKWOK(assets, f.dir, cfg, f.env.AttachControlPlaneOutput); err != nil {
+		return errors.Join(err, f.Stop())
 	}
 	return nil
 }
 
-// Stop stops the control plane.
+// Stop stops KWOK, kube-apiserver and etcd, and removes the files the framework wrote. It is
+// safe to call more than once and after a failed Start.
 func (f *Framework) Stop() error {
-	if f.env == nil {
-		return nil
+	var errs []error
+	if f.kwok != nil {
+		errs = append(errs, f.kwok.stop())
+		f.kwok = nil
 	}
-	return f.env.Stop()
+	if f.env != nil {
+		errs = append(errs, f.env.Stop())
+		f.env = nil
+	}
+	if f.dir != "" {
+		errs = append(errs, os.RemoveAll(f.dir))
+		f.dir = ""
+	}
+	return errors.Join(errs...)
 }
 
 // CreateNamespace makes a fresh namespace for one spec.
