@@ -1,0 +1,187 @@
+/*
+Copyright 2026 The Caldera Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package api
+
+import (
+	"time"
+
+	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
+)
+
+// JobID identifies a job: "<namespace>/<PodGroup name>" for a PodGroup, and
+// "<namespace>/#pod/<pod name>" for a pod that names no PodGroup and is scheduled as a gang of
+// one ('#' cannot appear in an object name, so the two never collide).
+type JobID string
+
+// PodJobID returns the JobID of a pod that names no PodGroup.
+func PodJobID(namespace, podName string) JobID {
+	return JobID(namespace + "/#pod/" + podName)
+}
+
+// GroupJobID returns the JobID of a PodGroup.
+func GroupJobID(namespace, name string) JobID {
+	return JobID(namespace + "/" + name)
+}
+
+// JobInfo is a gang: a PodGroup (or a lone pod) with its tasks. Fields marked read only are
+// shared between copies and never changed.
+type JobInfo struct {
+	// UID identifies the job.
+	UID JobID
+	// Name and Namespace are the PodGroup's (or the lone pod's).
+	Name, Namespace string
+	// Queue is the queue the job is admitted and accounted in.
+	Queue string
+	// PodGroup is the PodGroup as last seen; nil for a lone pod and for pods whose PodGroup does
+	// not exist (yet). Read only.
+	PodGroup *schedulingv1beta1.PodGroup
+	// PodOnly is true for a lone pod scheduled as a gang of one.
+	PodOnly bool
+	// Phase is the PodGroup's phase as the scheduler last decided it.
+	Phase schedulingv1beta1.PodGroupPhase
+	// Priority is the job's priority (its PriorityClass's value).
+	Priority int32
+	// MinAvailable is the number of tasks that must be placed together.
+	MinAvailable int32
+	// TaskMinAvailable is, per task role, the number of its tasks that must be placed together.
+	// Read only.
+	TaskMinAvailable map[string]int32
+	// MinResources is what the job needs to start, nil when not given. Read only.
+	MinResources *Resource
+	// CreationTime is the PodGroup's (or lone pod's) creation time.
+	CreationTime time.Time
+	// WaitingTime is the job's SLA waiting time, when annotated.
+	WaitingTime *time.Duration
+	// Preemptable is false when the PodGroup is marked volcano.sh/preemptable=false.
+	Preemptable bool
+	// Tasks are the job's tasks by UID.
+	Tasks map[TaskID]*TaskInfo
+
+	counts            [numStatuses]int32
+	pendingBestEffort int32
+	// Allocated is the sum of the requests of tasks in an allocated status.
+	Allocated Resource
+	// PendingRequest is the sum of the requests of pending tasks.
+	PendingRequest Resource
+}
+
+// NewJobInfo returns an empty job.
+func NewJobInfo(uid JobID) *JobInfo {
+	return &JobInfo{UID: uid, Tasks: map[TaskID]*TaskInfo{}, Preemptable: true}
+}
+
+// Clone returns a copy whose tasks may be changed without touching j.
+func (j *JobInfo) Clone() *JobInfo {
+	c := *j
+	c.Tasks = make(map[TaskID]*TaskInfo, len(j.Tasks))
+	for id, t := range j.Tasks {
+		c.Tasks[id] = t.Clone()
+	}
+	c.Allocated = j.Allocated.Clone()
+	c.PendingRequest = j.PendingRequest.Clone()
+	return &c
+}
+
+// AddTask adds a task, replacing one with the same UID.
+func (j *JobInfo) AddTask(t *TaskInfo) {
+	if old, ok := j.Tasks[t.UID]; ok {
+		j.account(old, -1)
+	}
+	j.Tasks[t.UID] = t
+	j.account(t, 1)
+}
+
+// DeleteTask removes a task.
+func (j *JobInfo) DeleteTask(uid TaskID) {
+	if old, ok := j.Tasks[uid]; ok {
+		j.account(old, -1)
+		delete(j.Tasks, uid)
+	}
+}
+
+// UpdateTaskStatus moves a task of j to a new status, keeping the sums right.
+func (j *JobInfo) UpdateTaskStatus(t *TaskInfo, status TaskStatus) {
+	j.account(t, -1)
+	t.Status = status
+	j.account(t, 1)
+}
+
+func (j *JobInfo) account(t *TaskInfo, sign int32) {
+	j.counts[t.Status] += sign
+	switch {
+	case AllocatedStatus(t.Status):
+		if sign > 0 {
+			j.Allocated.Add(t.Resreq)
+		} else {
+			j.Allocated.Sub(t.Resreq)
+		}
+	case t.Status == Pending:
+		if t.BestEffort {
+			j.pendingBestEffort += sign
+		}
+		if sign > 0 {
+			j.PendingRequest.Add(t.Resreq)
+		} else {
+			j.PendingRequest.Sub(t.Resreq)
+		}
+	}
+}
+
+// Count returns how many tasks are in a status.
+func (j *JobInfo) Count(s TaskStatus) int32 { return j.counts[s] }
+
+// ReadyTaskNum is the number of tasks placed or done: allocated, binding, bound, running or
+// succeeded.
+func (j *JobInfo) ReadyTaskNum() int32 {
+	return j.counts[Allocated] + j.counts[Binding] + j.counts[Bound] + j.counts[Running] + j.counts[Succeeded]
+}
+
+// PendingBestEffortNum is the number of pending tasks that request nothing.
+func (j *JobInfo) PendingBestEffortNum() int32 { return j.pendingBestEffort }
+
+// WaitingTaskNum is the number of pipelined tasks.
+func (j *JobInfo) WaitingTaskNum() int32 { return j.counts[Pipelined] }
+
+// ValidTaskNum is the number of tasks that are, or may still become, placed.
+func (j *JobInfo) ValidTaskNum() int32 {
+	return j.counts[Pending] + j.counts[Pipelined] + j.ReadyTaskNum()
+}
+
+// HasPendingTasks reports whether a task waits to be placed.
+func (j *JobInfo) HasPendingTasks() bool { return j.counts[Pending] > 0 }
+
+// RoleCounts returns, per task role, the ready and the valid task counts.
+func (j *JobInfo) RoleCounts() (ready, valid map[string]int32) {
+	ready, valid = map[string]int32{}, map[string]int32{}
+	for _, t := range j.Tasks {
+		switch {
+		case AllocatedStatus(t.Status) || t.Status == Succeeded:
+			ready[t.TaskRole]++
+			valid[t.TaskRole]++
+		case t.Status == Pending || t.Status == Pipelined:
+			valid[t.TaskRole]++
+		}
+	}
+	return ready, valid
+}
+
+// Schedulable reports whether the job can be worked on at all: it has a PodGroup or is a lone
+// pod.
+func (j *JobInfo) Schedulable() bool { return j.PodGroup != nil || j.PodOnly }
+
+// WaitedSince returns when the job started waiting: its creation time.
+func (j *JobInfo) WaitedSince() time.Time { return j.CreationTime }

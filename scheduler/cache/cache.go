@@ -1,0 +1,796 @@
+/*
+Copyright 2026 The Caldera Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package cache is the scheduler's incremental view of the cluster, fed by informer events:
+// nodes, pods, PodGroups, Queues and PriorityClasses become NodeInfos, JobInfos and QueueInfos,
+// kept up to date one event at a time. It remembers what changed since the last snapshot update
+// so that UpdateSnapshot copies only that. It also holds what the scheduler has decided but the
+// API server has not yet shown: binds in flight, evictions in flight, PodGroup phases not yet
+// written and nominated nodes.
+package cache
+
+import (
+	"strconv"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/types"
+	toolscache "k8s.io/client-go/tools/cache"
+
+	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
+	"github.com/caldera-sh/caldera/scheduler/api"
+	"github.com/caldera-sh/caldera/scheduler/snapshot"
+)
+
+type assumedPhase struct {
+	podGroupUID types.UID
+	phase       schedulingv1beta1.PodGroupPhase
+}
+
+// Cache is the scheduler's view of the cluster. All methods are safe for concurrent use.
+type Cache struct {
+	mu sync.Mutex
+
+	schedulerNames map[string]bool
+	defaultQueue   string
+
+	nodes     map[string]*api.NodeInfo
+	jobs      map[api.JobID]*api.JobInfo
+	podGroups map[api.JobID]*schedulingv1beta1.PodGroup
+	queues    map[string]*api.QueueInfo
+	// podJob maps each of our pods to its job; podNode maps every pod holding a node to it.
+	podJob  map[types.UID]api.JobID
+	podNode map[types.UID]string
+
+	priorityClasses map[string]int32
+	defaultClass    string
+
+	assumed      map[types.UID]string
+	evicting     map[types.UID]bool
+	nominated    map[types.UID]string
+	assumedPhase map[api.JobID]assumedPhase
+
+	dirtyNodes  map[string]struct{}
+	dirtyJobs   map[api.JobID]struct{}
+	dirtyQueues map[string]struct{}
+
+	notify chan struct{}
+}
+
+// New returns an empty cache serving pods whose schedulerName is one of schedulerNames; jobs
+// that name no queue go to defaultQueue.
+func New(schedulerNames []string, defaultQueue string) *Cache {
+	names := map[string]bool{}
+	for _, n := range schedulerNames {
+		names[n] = true
+	}
+	return &Cache{
+		schedulerNames:  names,
+		defaultQueue:    defaultQueue,
+		nodes:           map[string]*api.NodeInfo{},
+		jobs:            map[api.JobID]*api.JobInfo{},
+		podGroups:       map[api.JobID]*schedulingv1beta1.PodGroup{},
+		queues:          map[string]*api.QueueInfo{},
+		podJob:          map[types.UID]api.JobID{},
+		podNode:         map[types.UID]string{},
+		priorityClasses: map[string]int32{},
+		assumed:         map[types.UID]string{},
+		evicting:        map[types.UID]bool{},
+		nominated:       map[types.UID]string{},
+		assumedPhase:    map[api.JobID]assumedPhase{},
+		dirtyNodes:      map[string]struct{}{},
+		dirtyJobs:       map[api.JobID]struct{}{},
+		dirtyQueues:     map[string]struct{}{},
+		notify:          make(chan struct{}, 1),
+	}
+}
+
+// Notify returns a channel that receives a value after a change that may let the scheduler
+// place or admit something.
+func (c *Cache) Notify() <-chan struct{} { return c.notify }
+
+func (c *Cache) kick() {
+	select {
+	case c.notify <- struct{}{}:
+	default:
+	}
+}
+
+// Ours reports whether the scheduler serves a pod.
+func (c *Cache) Ours(pod *corev1.Pod) bool { return c.schedulerNames[pod.Spec.SchedulerName] }
+
+// UpdateSnapshot brings s up to date: every node, job and queue that changed in the cache since
+// the last update, or that the last cycle touched, is copied in (or removed).
+func (c *Cache) UpdateSnapshot(s *snapshot.Snapshot) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	touchedJobs, touchedNodes := s.BeginUpdate()
+	for name := range touchedNodes {
+		c.dirtyNodes[name] = struct{}{}
+	}
+	for id := range touchedJobs {
+		c.dirtyJobs[id] = struct{}{}
+	}
+	for name := range c.dirtyNodes {
+		if n, ok := c.nodes[name]; ok && n.Node != nil {
+			s.SetNode(n.Clone())
+		} else {
+			s.RemoveNode(name)
+		}
+	}
+	for id := range c.dirtyJobs {
+		if j, ok := c.jobs[id]; ok {
+			s.SetJob(j.Clone())
+		} else {
+			s.RemoveJob(id)
+		}
+	}
+	for name := range c.dirtyQueues {
+		if q, ok := c.queues[name]; ok {
+			s.SetQueue(q)
+		} else {
+			s.RemoveQueue(name)
+		}
+	}
+	clear(c.dirtyNodes)
+	clear(c.dirtyJobs)
+	clear(c.dirtyQueues)
+	s.EndUpdate()
+}
+
+// ---- nodes ----
+
+// AddNode records a node.
+func (c *Cache) AddNode(node *corev1.Node) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n, ok := c.nodes[node.Name]
+	if !ok {
+		n = api.NewNodeInfo(node.Name, nil)
+		c.nodes[node.Name] = n
+	}
+	if n.Node != nil && !nodeChanged(n.Node, node) {
+		return
+	}
+	n.SetNode(node)
+	c.dirtyNodes[node.Name] = struct{}{}
+	c.kick()
+}
+
+// nodeChanged reports whether a node update changes anything scheduling reads (heartbeats do not).
+func nodeChanged(old, node *corev1.Node) bool {
+	if old.Spec.Unschedulable != node.Spec.Unschedulable || !equality.Semantic.DeepEqual(old.Spec.Taints, node.Spec.Taints) {
+		return true
+	}
+	if !equality.Semantic.DeepEqual(old.Labels, node.Labels) || !equality.Semantic.DeepEqual(old.Status.Allocatable, node.Status.Allocatable) {
+		return true
+	}
+	return nodeReady(old) != nodeReady(node)
+}
+
+func nodeReady(n *corev1.Node) bool {
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// DeleteNode forgets a node. Pods still naming it keep a placeholder until they go.
+func (c *Cache) DeleteNode(name string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n, ok := c.nodes[name]
+	if !ok {
+		return
+	}
+	if len(n.Tasks) == 0 {
+		delete(c.nodes, name)
+	} else {
+		n.SetNode(nil)
+	}
+	c.dirtyNodes[name] = struct{}{}
+	c.kick()
+}
+
+// ---- queues ----
+
+// AddQueue records a queue.
+func (c *Cache) AddQueue(q *schedulingv1beta1.Queue) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	old := c.queues[q.Name]
+	qi := api.NewQueueInfo(q)
+	c.queues[q.Name] = qi
+	c.dirtyQueues[q.Name] = struct{}{}
+	if old == nil || old.Queue.Generation != q.Generation || old.State != qi.State {
+		c.kick()
+	}
+}
+
+// DeleteQueue forgets a queue.
+func (c *Cache) DeleteQueue(name string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.queues, name)
+	c.dirtyQueues[name] = struct{}{}
+	c.kick()
+}
+
+// Queue returns the queue as last seen, or nil.
+func (c *Cache) Queue(name string) *schedulingv1beta1.Queue {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if q, ok := c.queues[name]; ok {
+		return q.Queue
+	}
+	return nil
+}
+
+// ---- priority classes ----
+
+// AddPriorityClass records a PriorityClass.
+func (c *Cache) AddPriorityClass(pc *schedulingv1.PriorityClass) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	old, had := c.priorityClasses[pc.Name]
+	c.priorityClasses[pc.Name] = pc.Value
+	wasDefault := c.defaultClass == pc.Name
+	if pc.GlobalDefault {
+		c.defaultClass = pc.Name
+	} else if wasDefault {
+		c.defaultClass = ""
+	}
+	if !had || old != pc.Value || wasDefault != pc.GlobalDefault {
+		c.repriorityLocked(pc.Name, wasDefault || pc.GlobalDefault)
+	}
+}
+
+// DeletePriorityClass forgets a PriorityClass.
+func (c *Cache) DeletePriorityClass(name string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.priorityClasses, name)
+	wasDefault := c.defaultClass == name
+	if wasDefault {
+		c.defaultClass = ""
+	}
+	c.repriorityLocked(name, wasDefault)
+}
+
+func (c *Cache) repriorityLocked(class string, defaultChanged bool) {
+	for id, j := range c.jobs {
+		pg := j.PodGroup
+		if pg == nil {
+			continue
+		}
+		if pg.Spec.PriorityClassName == class || (defaultChanged && pg.Spec.PriorityClassName == "") {
+			j.Priority = c.priorityOfLocked(pg.Spec.PriorityClassName)
+			c.dirtyJobs[id] = struct{}{}
+		}
+	}
+	c.kick()
+}
+
+func (c *Cache) priorityOfLocked(class string) int32 {
+	if class != "" {
+		if v, ok := c.priorityClasses[class]; ok {
+			return v
+		}
+	}
+	if c.defaultClass != "" {
+		return c.priorityClasses[c.defaultClass]
+	}
+	return 0
+}
+
+// ---- PodGroups ----
+
+// AddPodGroup records a PodGroup (add or update).
+func (c *Cache) AddPodGroup(pg *schedulingv1beta1.PodGroup) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	id := api.GroupJobID(pg.Namespace, pg.Name)
+	old := c.podGroups[id]
+	c.podGroups[id] = pg
+	j, ok := c.jobs[id]
+	if !ok {
+		j = api.NewJobInfo(id)
+		c.jobs[id] = j
+	}
+	if a, ok := c.assumedPhase[id]; ok && (a.podGroupUID != pg.UID || a.phase == pg.Status.Phase) {
+		delete(c.assumedPhase, id)
+	}
+	c.applyPodGroupLocked(j, pg)
+	c.dirtyJobs[id] = struct{}{}
+	// A change of status alone (most often the scheduler's own write) needs no new cycle.
+	if old == nil || old.UID != pg.UID || old.Generation != pg.Generation {
+		c.kick()
+	}
+}
+
+// DeletePodGroup forgets a PodGroup; its pods wait for a new one.
+func (c *Cache) DeletePodGroup(namespace, name string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	id := api.GroupJobID(namespace, name)
+	delete(c.podGroups, id)
+	delete(c.assumedPhase, id)
+	if j, ok := c.jobs[id]; ok {
+		j.PodGroup = nil
+		if len(j.Tasks) == 0 {
+			delete(c.jobs, id)
+		}
+		c.dirtyJobs[id] = struct{}{}
+	}
+	c.kick()
+}
+
+// PodGroup returns the PodGroup of a job as last seen, or nil.
+func (c *Cache) PodGroup(id api.JobID) *schedulingv1beta1.PodGroup {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.podGroups[id]
+}
+
+func (c *Cache) applyPodGroupLocked(j *api.JobInfo, pg *schedulingv1beta1.PodGroup) {
+	j.PodGroup = pg
+	j.PodOnly = false
+	j.Name, j.Namespace = pg.Name, pg.Namespace
+	j.Queue = pg.Spec.Queue
+	if j.Queue == "" {
+		j.Queue = c.defaultQueue
+	}
+	j.MinAvailable = pg.Spec.MinMember
+	j.TaskMinAvailable = pg.Spec.MinTaskMember
+	j.MinResources = nil
+	if pg.Spec.MinResources != nil {
+		r := api.NewResource(*pg.Spec.MinResources)
+		j.MinResources = &r
+	}
+	j.Priority = c.priorityOfLocked(pg.Spec.PriorityClassName)
+	j.CreationTime = pg.CreationTimestamp.Time
+	j.WaitingTime = waitingTime(pg.Annotations)
+	j.Preemptable = true
+	if v, ok := pg.Annotations[schedulingv1beta1.PodPreemptable]; ok {
+		b, err := strconv.ParseBool(v)
+		j.Preemptable = err == nil && b
+	}
+	j.Phase = pg.Status.Phase
+	if a, ok := c.assumedPhase[j.UID]; ok && a.podGroupUID == pg.UID {
+		j.Phase = a.phase
+	}
+	if j.Phase == "" {
+		j.Phase = schedulingv1beta1.PodGroupPending
+	}
+}
+
+// waitingTime reads the SLA waiting time of a PodGroup from its annotations.
+func waitingTime(annotations map[string]string) *time.Duration {
+	for _, key := range []string{schedulingv1beta1.JobWaitingTime, schedulingv1beta1.LegacyJobWaitingTime} {
+		if v, ok := annotations[key]; ok {
+			if d, err := time.ParseDuration(v); err == nil && d > 0 {
+				return &d
+			}
+		}
+	}
+	return nil
+}
+
+// ---- pods ----
+
+// GroupName returns the PodGroup a pod names, or "".
+func GroupName(pod *corev1.Pod) string {
+	if v := pod.Annotations[schedulingv1beta1.KubeGroupNameAnnotationKey]; v != "" {
+		return v
+	}
+	return pod.Annotations[schedulingv1beta1.VolcanoGroupNameAnnotationKey]
+}
+
+// JobIDOf returns the job a pod of ours belongs to.
+func JobIDOf(pod *corev1.Pod) api.JobID {
+	if g := GroupName(pod); g != "" {
+		return api.GroupJobID(pod.Namespace, g)
+	}
+	return api.PodJobID(pod.Namespace, pod.Name)
+}
+
+// AddPod records a pod (add or update).
+func (c *Cache) AddPod(pod *corev1.Pod) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	relevant := c.removePodLocked(pod.UID)
+	if c.addPodLocked(pod) {
+		relevant = true
+	}
+	if relevant {
+		c.kick()
+	}
+}
+
+// DeletePod forgets a pod.
+func (c *Cache) DeletePod(uid types.UID) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.removePodLocked(uid)
+	delete(c.assumed, uid)
+	delete(c.evicting, uid)
+	delete(c.nominated, uid)
+	c.kick()
+}
+
+// removePodLocked takes a pod out of its job and node; it reports whether that frees resources
+// or removes pending work.
+func (c *Cache) removePodLocked(uid types.UID) bool {
+	relevant := false
+	if name, ok := c.podNode[uid]; ok {
+		if n, ok := c.nodes[name]; ok {
+			n.RemoveTask(uid)
+			if n.Node == nil && len(n.Tasks) == 0 {
+				delete(c.nodes, name)
+			}
+			c.dirtyNodes[name] = struct{}{}
+		}
+		delete(c.podNode, uid)
+	}
+	if id, ok := c.podJob[uid]; ok {
+		if j, ok := c.jobs[id]; ok {
+			if t, ok := j.Tasks[uid]; ok && t.Status == api.Pending {
+				relevant = true
+			}
+			j.DeleteTask(uid)
+			if len(j.Tasks) == 0 && j.PodGroup == nil {
+				delete(c.jobs, id)
+				delete(c.assumedPhase, id)
+			}
+			c.dirtyJobs[id] = struct{}{}
+		}
+		delete(c.podJob, uid)
+	}
+	return relevant
+}
+
+// addPodLocked puts a pod in its job (when ours) and on its node (when it holds one). It reports
+// whether the change may let the scheduler do more.
+func (c *Cache) addPodLocked(pod *corev1.Pod) bool {
+	ours := c.schedulerNames[pod.Spec.SchedulerName]
+	if !ours && pod.Spec.NodeName == "" {
+		return false
+	}
+	status := api.PodStatus(pod)
+	nodeName := pod.Spec.NodeName
+	if node, ok := c.assumed[pod.UID]; ok {
+		switch {
+		case nodeName != "" || status != api.Pending:
+			delete(c.assumed, pod.UID)
+		default:
+			status, nodeName = api.Binding, node
+		}
+	}
+	if c.evicting[pod.UID] && api.OccupiesNode(status) {
+		status = api.Releasing
+	}
+	relevant := status == api.Pending || status == api.Succeeded || status == api.Failed || status == api.Releasing
+	var resreq *api.Resource
+	if ours {
+		id := JobIDOf(pod)
+		t := api.NewTaskInfo(pod, id)
+		t.Status, t.NodeName = status, nodeName
+		t.NominatedNode = c.nominated[pod.UID]
+		resreq = t.Resreq
+		j, ok := c.jobs[id]
+		if !ok {
+			j = api.NewJobInfo(id)
+			c.jobs[id] = j
+			if pg, ok := c.podGroups[id]; ok {
+				c.applyPodGroupLocked(j, pg)
+			}
+		}
+		if GroupName(pod) == "" {
+			c.applyLonePodLocked(j, pod, t)
+		}
+		j.AddTask(t)
+		c.podJob[pod.UID] = id
+		c.dirtyJobs[id] = struct{}{}
+	}
+	if nodeName != "" && api.OccupiesNode(status) {
+		if resreq == nil {
+			r := api.PodRequests(pod)
+			resreq = &r
+		}
+		n, ok := c.nodes[nodeName]
+		if !ok {
+			n = api.NewNodeInfo(nodeName, nil)
+			c.nodes[nodeName] = n
+		}
+		var id api.JobID
+		if ours {
+			id = c.podJob[pod.UID]
+		}
+		n.AddTask(&api.NodeTask{UID: pod.UID, Job: id, Namespace: pod.Namespace, Name: pod.Name, Resreq: resreq, Status: status, Pod: pod})
+		c.podNode[pod.UID] = nodeName
+		c.dirtyNodes[nodeName] = struct{}{}
+	}
+	return relevant
+}
+
+func (c *Cache) applyLonePodLocked(j *api.JobInfo, pod *corev1.Pod, t *api.TaskInfo) {
+	j.PodOnly = true
+	j.Name, j.Namespace = pod.Name, pod.Namespace
+	j.Queue = pod.Annotations[schedulingv1beta1.QueueNameAnnotationKey]
+	if j.Queue == "" {
+		j.Queue = c.defaultQueue
+	}
+	j.MinAvailable = 1
+	req := t.Resreq.Clone()
+	j.MinResources = &req
+	j.Priority = t.Priority
+	j.CreationTime = pod.CreationTimestamp.Time
+	j.WaitingTime = waitingTime(pod.Annotations)
+	j.Phase = schedulingv1beta1.PodGroupPending
+	if a, ok := c.assumedPhase[j.UID]; ok {
+		j.Phase = a.phase
+	}
+}
+
+// ---- decisions not yet seen through the API ----
+
+// Assume records that tasks were handed to the binder, each for its NodeName. A task that is no
+// longer pending in the cache (deleted, or bound by someone else meanwhile) is left out; the
+// tasks accepted are returned.
+func (c *Cache) Assume(tasks []*api.TaskInfo) []*api.TaskInfo {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := tasks[:0:0]
+	for _, t := range tasks {
+		id, ok := c.podJob[t.UID]
+		if !ok {
+			continue
+		}
+		j := c.jobs[id]
+		cur, ok := j.Tasks[t.UID]
+		if !ok || cur.Status != api.Pending {
+			continue
+		}
+		nt := cur.Clone()
+		nt.Status, nt.NodeName = api.Binding, t.NodeName
+		j.AddTask(nt)
+		n, ok := c.nodes[t.NodeName]
+		if !ok {
+			n = api.NewNodeInfo(t.NodeName, nil)
+			c.nodes[t.NodeName] = n
+		}
+		n.AddTask(&api.NodeTask{UID: nt.UID, Job: id, Namespace: nt.Namespace, Name: nt.Name, Resreq: nt.Resreq, Status: api.Binding, Pod: nt.Pod})
+		c.podNode[t.UID] = t.NodeName
+		c.assumed[t.UID] = t.NodeName
+		delete(c.nominated, t.UID)
+		c.dirtyJobs[id] = struct{}{}
+		c.dirtyNodes[t.NodeName] = struct{}{}
+		out = append(out, t)
+	}
+	return out
+}
+
+// ForgetBind undoes Assume for a task whose bind failed: it is pending again.
+func (c *Cache) ForgetBind(uid types.UID) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.assumed[uid]; !ok {
+		return
+	}
+	delete(c.assumed, uid)
+	id, ok := c.podJob[uid]
+	if !ok {
+		return
+	}
+	j := c.jobs[id]
+	cur, ok := j.Tasks[uid]
+	if !ok || cur.Status != api.Binding {
+		return
+	}
+	c.removePodLocked(uid)
+	c.addPodLocked(cur.Pod)
+	c.kick()
+}
+
+// BindsInFlight returns how many binds are assumed and not yet confirmed.
+func (c *Cache) BindsInFlight() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.assumed)
+}
+
+// MarkEvicting records that a pod is being evicted: it holds its node as releasing until it is
+// gone.
+func (c *Cache) MarkEvicting(uid types.UID) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.evicting[uid] = true
+	c.refreshPodLocked(uid)
+}
+
+// ForgetEvicting undoes MarkEvicting for an eviction that failed.
+func (c *Cache) ForgetEvicting(uid types.UID) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.evicting[uid] {
+		return
+	}
+	delete(c.evicting, uid)
+	c.refreshPodLocked(uid)
+	c.kick()
+}
+
+// Nominate remembers a node promised to a pending task by a preemption or reclaim.
+func (c *Cache) Nominate(uid types.UID, node string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.nominated[uid] = node
+	c.refreshPodLocked(uid)
+}
+
+// refreshPodLocked rebuilds a pod's task from the pod as last seen.
+func (c *Cache) refreshPodLocked(uid types.UID) {
+	var pod *corev1.Pod
+	if id, ok := c.podJob[uid]; ok {
+		if t, ok := c.jobs[id].Tasks[uid]; ok {
+			pod = t.Pod
+		}
+	} else if name, ok := c.podNode[uid]; ok {
+		if n, ok := c.nodes[name]; ok {
+			if t, ok := n.Tasks[uid]; ok {
+				pod = t.Pod
+			}
+		}
+	}
+	if pod == nil {
+		return
+	}
+	c.removePodLocked(uid)
+	c.addPodLocked(pod)
+}
+
+// SetJobPhase records the phase the scheduler decided for a job, to be used until the PodGroup
+// as seen through the API shows it (or, for a lone pod, for as long as the pod exists).
+func (c *Cache) SetJobPhase(id api.JobID, phase schedulingv1beta1.PodGroupPhase) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	j, ok := c.jobs[id]
+	if !ok || j.Phase == phase {
+		return
+	}
+	var uid types.UID
+	if j.PodGroup != nil {
+		uid = j.PodGroup.UID
+		if j.PodGroup.Status.Phase == phase {
+			delete(c.assumedPhase, id)
+		} else {
+			c.assumedPhase[id] = assumedPhase{podGroupUID: uid, phase: phase}
+		}
+	} else {
+		c.assumedPhase[id] = assumedPhase{phase: phase}
+	}
+	j.Phase = phase
+	c.dirtyJobs[id] = struct{}{}
+}
+
+// ---- informer plumbing ----
+
+// PodHandler returns the informer event handler for pods.
+func (c *Cache) PodHandler() toolscache.ResourceEventHandler {
+	return toolscache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { c.onPod(obj) },
+		UpdateFunc: func(_, obj any) { c.onPod(obj) },
+		DeleteFunc: func(obj any) {
+			if pod, ok := unwrap(obj).(*corev1.Pod); ok {
+				c.DeletePod(pod.UID)
+			}
+		},
+	}
+}
+
+func (c *Cache) onPod(obj any) {
+	if pod, ok := obj.(*corev1.Pod); ok {
+		c.AddPod(pod)
+	}
+}
+
+// NodeHandler returns the informer event handler for nodes.
+func (c *Cache) NodeHandler() toolscache.ResourceEventHandler {
+	return toolscache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { c.onNode(obj) },
+		UpdateFunc: func(_, obj any) { c.onNode(obj) },
+		DeleteFunc: func(obj any) {
+			if n, ok := unwrap(obj).(*corev1.Node); ok {
+				c.DeleteNode(n.Name)
+			}
+		},
+	}
+}
+
+func (c *Cache) onNode(obj any) {
+	if n, ok := obj.(*corev1.Node); ok {
+		c.AddNode(n)
+	}
+}
+
+// PodGroupHandler returns the informer event handler for PodGroups.
+func (c *Cache) PodGroupHandler() toolscache.ResourceEventHandler {
+	return toolscache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { c.onPodGroup(obj) },
+		UpdateFunc: func(_, obj any) { c.onPodGroup(obj) },
+		DeleteFunc: func(obj any) {
+			if pg, ok := unwrap(obj).(*schedulingv1beta1.PodGroup); ok {
+				c.DeletePodGroup(pg.Namespace, pg.Name)
+			}
+		},
+	}
+}
+
+func (c *Cache) onPodGroup(obj any) {
+	if pg, ok := obj.(*schedulingv1beta1.PodGroup); ok {
+		c.AddPodGroup(pg)
+	}
+}
+
+// QueueHandler returns the informer event handler for Queues.
+func (c *Cache) QueueHandler() toolscache.ResourceEventHandler {
+	return toolscache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { c.onQueue(obj) },
+		UpdateFunc: func(_, obj any) { c.onQueue(obj) },
+		DeleteFunc: func(obj any) {
+			if q, ok := unwrap(obj).(*schedulingv1beta1.Queue); ok {
+				c.DeleteQueue(q.Name)
+			}
+		},
+	}
+}
+
+func (c *Cache) onQueue(obj any) {
+	if q, ok := obj.(*schedulingv1beta1.Queue); ok {
+		c.AddQueue(q)
+	}
+}
+
+// PriorityClassHandler returns the informer event handler for PriorityClasses.
+func (c *Cache) PriorityClassHandler() toolscache.ResourceEventHandler {
+	return toolscache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { c.onPriorityClass(obj) },
+		UpdateFunc: func(_, obj any) { c.onPriorityClass(obj) },
+		DeleteFunc: func(obj any) {
+			if pc, ok := unwrap(obj).(*schedulingv1.PriorityClass); ok {
+				c.DeletePriorityClass(pc.Name)
+			}
+		},
+	}
+}
+
+func (c *Cache) onPriorityClass(obj any) {
+	if pc, ok := obj.(*schedulingv1.PriorityClass); ok {
+		c.AddPriorityClass(pc)
+	}
+}
+
+func unwrap(obj any) any {
+	if d, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
+		return d.Obj
+	}
+	return obj
+}
