@@ -79,7 +79,7 @@ func TestPodRequestsAndLimits(t *testing.T) {
 			name: "sidecars run with the containers and with later init containers",
 			spec: corev1.PodSpec{
 				InitContainers: []corev1.Container{
-					ctr("before", rl("cpu", "3"), nil),   // alone: 3
+					ctr("before", rl("cpu", "3"), nil),  // alone: 3
 					sidecar("proxy", rl("cpu", "500m")), // from here on: +0.5
 					ctr("after", rl("cpu", "3"), nil),   // 3 + 0.5
 				},
