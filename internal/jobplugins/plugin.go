@@ -231,37 +231,73 @@ func newFlags(plugin string, args []string) *flags {
 // parse parses the arguments; an error names the argument at fault.
 func (f *flags) parse() error {
 	if err := f.set.Parse(f.args); err != nil {
-		return &Error{Plugin: f.plugin, Argument: f.failedArg(), Message: f.describe(err)}
+		return &Error{Plugin: f.plugin, Argument: f.failedArg(err), Message: f.describe(err)}
 	}
 	if rest := f.set.Args(); len(rest) > 0 {
-		return &Error{Plugin: f.plugin, Argument: rest[0], Message: "is not a flag: write arguments as --name=value"}
+		return &Error{Plugin: f.plugin, Argument: redact(rest[0]), Message: "is not a flag: write arguments as --name=value"}
 	}
 	f.set.Visit(func(fl *flag.Flag) { f.explicit[fl.Name] = true })
 	return nil
 }
 
 // failedArg is the argument the flag set stopped at.
-func (f *flags) failedArg() string {
+func (f *flags) failedArg(err error) string {
+	if rest := f.set.Args(); strings.HasPrefix(err.Error(), "bad flag syntax") && len(rest) > 0 {
+		// The flag set stops before a malformed flag.
+		return redact(rest[0])
+	}
 	consumed := len(f.args) - len(f.set.Args())
 	if consumed <= 0 || consumed > len(f.args) {
-		return strings.Join(f.args, " ")
+		return redact(strings.Join(f.args, " "))
 	}
 	arg := f.args[consumed-1]
 	if !strings.HasPrefix(arg, "-") && consumed >= 2 {
 		// A flag and its value given as two arguments.
-		return f.args[consumed-2] + " " + arg
+		return f.args[consumed-2] + " " + redact(arg)
 	}
-	return arg
+	return redact(arg)
 }
 
-// describe turns a flag package error into a message that lists the plugin's flags.
+// maxShownValue is the longest argument value an error repeats; a longer one (a key, say) is
+// described by its length only, so that no secret ends up in a job's conditions.
+const maxShownValue = 64
+
+// redact shortens an argument whose value is too long to repeat in an error.
+func redact(arg string) string {
+	name, value, found := strings.Cut(arg, "=")
+	if !found {
+		name, value = "", arg
+	}
+	if len(value) <= maxShownValue {
+		return arg
+	}
+	shown := fmt.Sprintf("<%d characters>", len(value))
+	if found {
+		return name + "=" + shown
+	}
+	return shown
+}
+
+// describe turns a flag package error into a message that lists the plugin's flags, with long
+// argument values left out.
 func (f *flags) describe(err error) string {
+	msg := err.Error()
+	for _, arg := range f.args {
+		_, value, _ := strings.Cut(arg, "=")
+		for _, s := range []string{arg, value} {
+			if len(s) > maxShownValue {
+				placeholder := fmt.Sprintf("<%d characters>", len(s))
+				msg = strings.ReplaceAll(msg, strconv.Quote(s), placeholder)
+				msg = strings.ReplaceAll(msg, s, placeholder)
+			}
+		}
+	}
 	var known []string
 	f.set.VisitAll(func(fl *flag.Flag) { known = append(known, "--"+fl.Name) })
 	if len(known) == 0 {
-		return err.Error() + "; this plugin takes no arguments"
+		return msg + "; this plugin takes no arguments"
 	}
-	return err.Error() + "; the plugin's arguments are " + strings.Join(known, ", ")
+	return msg + "; the plugin's arguments are " + strings.Join(known, ", ")
 }
 
 // arg is how a flag's value is written back in an error.

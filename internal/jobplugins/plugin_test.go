@@ -19,6 +19,7 @@ package jobplugins
 import (
 	"errors"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -356,5 +357,35 @@ func TestDesiredObjects(t *testing.T) {
 	want := map[string][]string{"ConfigMap": {"train-svc"}, "Service": {"train"}, "Secret": {"train-ssh"}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestErrorsDoNotRepeatLongValues(t *testing.T) {
+	key := "-----BEGIN RSA PRIVATE KEY-----" + strings.Repeat("A", 100)
+	job := testJob(task("master", 1))
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{name: "misspelt flag with a key", args: []string{"--ssh-privat-key=" + key}, want: "--ssh-privat-key=<131 characters>"},
+		{name: "stray key", args: []string{"--ssh-port=22", key}, want: "<131 characters>"},
+		{name: "short value shown", args: []string{"--ssh-prt=22"}, want: "--ssh-prt=22"},
+		{name: "key with newlines as a bool", args: []string{"--ssh-port=" + strings.Repeat("AAAA\n", 20)}, want: "--ssh-port=<100 characters>"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := New(SSHPluginName, tc.args, job)
+			var got *Error
+			if !errors.As(err, &got) {
+				t.Fatalf("error %v is not an *Error", err)
+			}
+			if diff := cmp.Diff(tc.want, got.Argument); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+			if strings.Contains(err.Error(), strings.Repeat("A", 100)) {
+				t.Errorf("error repeats the key: %v", err)
+			}
+		})
 	}
 }
