@@ -357,3 +357,19 @@ func TestFrameworkPluginsMakeNoObjects(t *testing.T) {
 		})
 	}
 }
+
+// TestTensorflowOtherJob checks that a plugin given a job other than the one it was built for
+// lists that job's servers.
+func TestTensorflowOtherJob(t *testing.T) {
+	built := testJob(task("ps", 1), task("worker", 1))
+	scaled := testJob(task("ps", 1), task("worker", 2))
+	pod := testPod("worker", 1, false)
+	if err := mustNew(t, TensorflowPluginName, nil, built).OnPodCreate(pod, scaled); err != nil {
+		t.Fatal(err)
+	}
+	want := []corev1.EnvVar{{Name: "TF_CONFIG", Value: `{"cluster":{"ps":["train-ps-0.train:2222"],` +
+		`"worker":["train-worker-0.train:2222","train-worker-1.train:2222"]},"task":{"type":"worker","index":1}}`}}
+	if diff := cmp.Diff(want, pod.Spec.Containers[0].Env); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}

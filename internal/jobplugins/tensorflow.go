@@ -47,6 +47,11 @@ const (
 type tensorflowPlugin struct {
 	ps, worker, chief, evaluator string
 	port                         int
+
+	// job is the job the plugin was built for, and cluster the JSON of its servers; computed
+	// once because every pod of the job carries the same list.
+	job     *batchv1alpha1.Job
+	cluster []byte
 }
 
 func newTensorflow(job *batchv1alpha1.Job, args []string) (Plugin, error) {
@@ -68,17 +73,16 @@ func newTensorflow(job *batchv1alpha1.Job, args []string) (Plugin, error) {
 			return nil, err
 		}
 	}
+	cluster, err := json.Marshal(p.clusterOf(job))
+	if err != nil {
+		return nil, &Error{Plugin: TensorflowPluginName, Message: fmt.Sprintf("cannot encode %s: %v", TFConfigEnv, err)}
+	}
+	p.job, p.cluster = job, cluster
 	return p, nil
 }
 
 // Name returns tensorflow.
 func (*tensorflowPlugin) Name() string { return TensorflowPluginName }
-
-// tfConfig is the content of TF_CONFIG.
-type tfConfig struct {
-	Cluster tfCluster `json:"cluster"`
-	Task    tfTask    `json:"task"`
-}
 
 // tfCluster lists the servers of each role as host:port.
 type tfCluster struct {
@@ -103,19 +107,28 @@ func (p *tensorflowPlugin) OnPodCreate(pod *corev1.Pod, job *batchv1alpha1.Job) 
 	if err != nil {
 		return err
 	}
-	raw, err := json.Marshal(p.config(job, task.Name, index))
+	cluster := p.cluster
+	if job != p.job {
+		cluster, err = json.Marshal(p.clusterOf(job))
+	}
+	var own []byte
+	if err == nil {
+		own, err = json.Marshal(tfTask{Type: p.role(task.Name), Index: index})
+	}
 	if err != nil {
 		return &Error{Plugin: TensorflowPluginName, Message: fmt.Sprintf("cannot encode %s: %v", TFConfigEnv, err)}
 	}
+	// The JSON of tfConfig{Cluster, Task}, from the parts.
+	value := `{"cluster":` + string(cluster) + `,"task":` + string(own) + `}`
 	for _, c := range containers(pod) {
-		setEnv(c, corev1.EnvVar{Name: TFConfigEnv, Value: string(raw)})
+		setEnv(c, corev1.EnvVar{Name: TFConfigEnv, Value: value})
 	}
 	return nil
 }
 
-// config is TF_CONFIG for the pod of a task at an index.
-func (p *tensorflowPlugin) config(job *batchv1alpha1.Job, taskName string, index int) tfConfig {
-	c := tfConfig{Task: tfTask{Type: p.role(taskName), Index: index}}
+// clusterOf lists the servers of a job by role.
+func (p *tensorflowPlugin) clusterOf(job *batchv1alpha1.Job) tfCluster {
+	var c tfCluster
 	for i := range job.Spec.Tasks {
 		task := &job.Spec.Tasks[i]
 		hosts := make([]string, 0, task.Replicas)
@@ -124,13 +137,13 @@ func (p *tensorflowPlugin) config(job *batchv1alpha1.Job, taskName string, index
 		}
 		switch task.Name {
 		case p.ps:
-			c.Cluster.PS = hosts
+			c.PS = hosts
 		case p.worker:
-			c.Cluster.Worker = hosts
+			c.Worker = hosts
 		case p.chief:
-			c.Cluster.Chief = hosts
+			c.Chief = hosts
 		case p.evaluator:
-			c.Cluster.Evaluator = hosts
+			c.Evaluator = hosts
 		}
 	}
 	return c
