@@ -54,6 +54,10 @@ const (
 	// JDBMaxUnavailableKey is a disruption budget; copied from the job's annotations.
 	JDBMaxUnavailableKey = "volcano.sh/jdb-max-unavailable"
 
+	// TemplateHashKey holds the hash of the pod templates, volumes and plugins a pod was made
+	// from (annotation); a job whose live pods carry another hash than its spec restarts.
+	TemplateHashKey = "caldera.sh/template-hash"
+
 	// PoliciesAnnotation carries extra lifecycle policies (a YAML list of LifecyclePolicy) on a
 	// manifest meant to stay valid for Volcano; they are consulted after spec.policies.
 	PoliciesAnnotation = "caldera.sh/policies"
