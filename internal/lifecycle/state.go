@@ -320,21 +320,22 @@ func syncVictims(spec *batchv1alpha1.JobSpec, pods []*corev1.Pod) []*corev1.Pod 
 		if t := findTask(spec, task); t != nil {
 			replicas = t.Replicas
 		}
-		taskPods := byTask[task]
-		out = append(out, ScaleDown(taskPods, replicas, surplus(taskPods, replicas))...)
+		extra := surplus(byTask[task], replicas)
+		out = append(out, ScaleDown(extra, replicas, len(extra))...)
 	}
 	return out
 }
 
-// surplus is the number of pods whose index is >= replicas or unreadable.
-func surplus(pods []*corev1.Pod, replicas int32) int {
-	n := 0
+// surplus are the pods whose index is >= replicas or unreadable. ScaleDown orders them as it
+// would among all the task's pods, since surplus pods come first.
+func surplus(pods []*corev1.Pod, replicas int32) []*corev1.Pod {
+	var out []*corev1.Pod
 	for _, p := range pods {
 		if _, isSurplus := surplusRank(p, replicas); isSurplus {
-			n++
+			out = append(out, p)
 		}
 	}
-	return n
+	return out
 }
 
 // endStep is the step of an action that ends the job's current run (AbortJob, TerminateJob,
