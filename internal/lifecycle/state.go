@@ -128,6 +128,9 @@ func Execute(s Snapshot, d Decision, clk clock.PassiveClock) (Result, error) {
 	if s.Job == nil {
 		return Result{}, errors.New("the snapshot has no job")
 	}
+	if s.Job.DeletionTimestamp != nil {
+		return Result{Status: *s.Job.Status.DeepCopy()}, nil
+	}
 	spec := s.Spec
 	if spec == nil {
 		var err error
@@ -135,21 +138,9 @@ func Execute(s Snapshot, d Decision, clk clock.PassiveClock) (Result, error) {
 			return Result{}, err
 		}
 	}
-	if s.Job.DeletionTimestamp != nil {
-		return Result{Status: *s.Job.Status.DeepCopy()}, nil
-	}
-	m := &machine{job: s.Job, spec: spec, decision: d, phase: s.Job.Status.State.Phase, retryCount: s.Job.Status.RetryCount}
-	if m.phase == "" {
-		m.phase = batchv1alpha1.Pending
-	}
+	m := newMachine(s.Job, spec, d)
 	st := stepFor(m.phase, d.Action, hasLivePods(s.Pods))
-	if st.countRetry && !d.KeepRetryCount {
-		m.retryCount++
-	}
-	m.version = s.Job.Status.Version
-	if st.bump {
-		m.version++
-	}
+	m.take(st)
 	victims, err := m.victims(st, s.Pods)
 	if err != nil {
 		return Result{}, err
@@ -169,6 +160,26 @@ func Execute(s Snapshot, d Decision, clk clock.PassiveClock) (Result, error) {
 		res.Create = MissingPods(s.Job.Name, spec, s.Pods)
 	}
 	return res, nil
+}
+
+// newMachine is the machine for job in its current phase (Pending when it has none).
+func newMachine(job *batchv1alpha1.Job, spec *batchv1alpha1.JobSpec, d Decision) *machine {
+	m := &machine{job: job, spec: spec, decision: d, phase: job.Status.State.Phase,
+		retryCount: job.Status.RetryCount, version: job.Status.Version}
+	if m.phase == "" {
+		m.phase = batchv1alpha1.Pending
+	}
+	return m
+}
+
+// take counts the step's retry (unless the decision keeps the count) and its new version.
+func (m *machine) take(st step) {
+	if st.countRetry && !m.decision.KeepRetryCount {
+		m.retryCount++
+	}
+	if st.bump {
+		m.version++
+	}
 }
 
 // PodGroupAdmits reports whether a PodGroup in phase lets the job's pods be created: it is
