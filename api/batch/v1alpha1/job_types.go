@@ -35,6 +35,8 @@ import (
 
 // Job is a batch job of one or more tasks (pod templates) scheduled as a gang.
 // It is Volcano's batch.volcano.sh/v1alpha1 Job, field for field.
+// +kubebuilder:validation:XValidation:rule="!has(self.metadata.name) || size(self.metadata.name) <= 63",message="metadata.name must be at most 63 characters: it is a label value on every pod of the job; choose a shorter name"
+// +kubebuilder:validation:XValidation:rule="!has(self.metadata.name) || !has(self.spec.tasks) || self.spec.tasks.all(t, size(self.metadata.name) + size(t.name) + size(string(has(t.replicas) && t.replicas > 1 ? t.replicas - 1 : 0)) + 2 <= 63)",message="pod names <job>-<task>-<index> must be at most 63 characters (they are also host names): shorten metadata.name or the task names",fieldPath=".spec.tasks",reason=FieldValueInvalid
 type Job struct {
 	metav1.TypeMeta `json:",inline"`
 	// metadata is the standard object metadata.
@@ -42,7 +44,7 @@ type Job struct {
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	// spec is the desired behaviour of the job.
-	// +optional
+	// +required
 	Spec JobSpec `json:"spec,omitempty"`
 
 	// status is the observed state of the job, written by the controller.
@@ -56,9 +58,10 @@ type Job struct {
 // pod template, volumes or plugins restarts the job at a new status.version, and the other fields
 // take effect at the next decision that reads them.
 //
-// +kubebuilder:validation:XValidation:rule="!has(self.minAvailable) || self.minAvailable <= self.tasks.map(t, has(t.replicas) ? t.replicas : 0).sum()",message="spec.minAvailable must not be greater than the sum of tasks[*].replicas; lower minAvailable or add replicas",fieldPath=".minAvailable"
-// +kubebuilder:validation:XValidation:rule="self.tasks.all(t, !has(t.dependsOn) || !has(t.dependsOn.name) || t.dependsOn.name.all(n, n != t.name && self.tasks.exists(u, u.name == n)))",message="spec.tasks[*].dependsOn.name must name other tasks of this job",fieldPath=".tasks"
-// +kubebuilder:validation:XValidation:rule="!has(self.volumes) || self.volumes.all(v, self.volumes.exists_one(w, w.mountPath == v.mountPath))",message="spec.volumes[*].mountPath must be unique",fieldPath=".volumes"
+// +kubebuilder:validation:XValidation:rule="!has(self.minAvailable) || !has(self.tasks) || self.minAvailable <= self.tasks.map(t, has(t.replicas) ? t.replicas : 0).sum()",message="job 'minAvailable' should not be greater than total replicas in tasks: lower spec.minAvailable or add replicas",fieldPath=".minAvailable"
+// +kubebuilder:validation:XValidation:rule="!has(self.tasks) || self.tasks.all(t, !has(t.dependsOn) || !has(t.dependsOn.name) || (!(t.name in t.dependsOn.name) && sets.contains(self.tasks.map(u, u.name), t.dependsOn.name)))",message="spec.tasks[*].dependsOn.name must name other tasks of this job: remove the task itself and names that are not tasks",fieldPath=".tasks",reason=FieldValueInvalid
+// +kubebuilder:validation:XValidation:rule="!has(self.plugins) || !('mpi' in self.plugins) || self.plugins['mpi'].size() > 0 || !has(self.tasks) || self.tasks.exists(t, t.name == 'master')",message="the mpi plugin needs its master task: name a task master, or pass --master=<task> in spec.plugins.mpi",fieldPath=".plugins",reason=FieldValueInvalid
+// +kubebuilder:validation:XValidation:rule="!has(self.queue) || self.queue != 'root'",message="jobs cannot be submitted to the root queue: name a leaf queue such as default",fieldPath=".queue"
 type JobSpec struct {
 	// schedulerName is the scheduler of the job's pods, used for every pod template that does not
 	// name one. Empty means the manager's --scheduler-name (default volcano).
@@ -74,7 +77,8 @@ type JobSpec struct {
 
 	// volumes are mounted into every container of every pod of the job.
 	// +kubebuilder:validation:MaxItems=32
-	// +listType=atomic
+	// +listType=map
+	// +listMapKey=mountPath
 	// +optional
 	Volumes []VolumeSpec `json:"volumes,omitempty"`
 
@@ -90,9 +94,9 @@ type JobSpec struct {
 	// policies are the job's lifecycle policies: when an event happens (or a CEL condition holds),
 	// take an action. A task's own policies are consulted before these.
 	// +kubebuilder:validation:MaxItems=32
-	// +kubebuilder:validation:XValidation:rule="!self.exists(p, (has(p.event) && p.event == '*') || (has(p.events) && '*' in p.events)) || (self.size() == 1 && (!has(self[0].events) || self[0].events.size() == 1))",message="if there's * here, no other policy should be here: a policy on event * must be the only policy and name no other event"
-	// +kubebuilder:validation:XValidation:rule="self.all(p, has(p.when) || !has(p.event) || self.filter(q, !has(q.when) && ((has(q.event) && q.event == p.event) || (has(q.events) && p.event in q.events))).size() <= 1)",message="duplicate event across different policies: each event may appear in one policy without a when condition"
-	// +kubebuilder:validation:XValidation:rule="self.all(p, has(p.when) || !has(p.exitCode) || self.filter(q, !has(q.when) && has(q.exitCode) && q.exitCode == p.exitCode).size() <= 1)",message="duplicate exitCode across different policies: each exit code may appear in one policy without a when condition"
+	// +kubebuilder:validation:XValidation:rule="!self.exists(p, !has(p.when) && ((has(p.event) && p.event == '*') || (has(p.events) && '*' in p.events))) || self.all(p, has(p.when) || ((!has(p.event) || p.event == '*') && (!has(p.events) || p.events.all(e, e == '*'))))",message="if there's * here, no other policy should be here: a policy on event '*' matches every event, so no other policy may name an event (exitCode policies and policies with a when condition may stay); remove the other events or the '*' policy"
+	// +kubebuilder:validation:XValidation:rule="['*', 'PodFailed', 'PodEvicted', 'PodPending', 'Unknown', 'TaskCompleted', 'TaskFailed', 'JobUpdated'].all(e, self.filter(p, !has(p.when) && ((has(p.event) && p.event == e) || (has(p.events) && e in p.events))).size() <= 1)",messageExpression="'duplicate event ' + ['*', 'PodFailed', 'PodEvicted', 'PodPending', 'Unknown', 'TaskCompleted', 'TaskFailed', 'JobUpdated'].filter(e, self.filter(p, !has(p.when) && ((has(p.event) && p.event == e) || (has(p.events) && e in p.events))).size() > 1)[0] + ' across different policies: an event may appear in one policy only (policies with a when condition aside); merge those policies'"
+	// +kubebuilder:validation:XValidation:rule="self.filter(p, !has(p.when) && has(p.exitCode)).map(p, p.exitCode).distinct().size() == self.filter(p, !has(p.when) && has(p.exitCode)).size()",message="duplicate exitCode across different policies: an exit code may appear in one policy only (policies with a when condition aside); merge those policies"
 	// +listType=atomic
 	// +optional
 	Policies []LifecyclePolicy `json:"policies,omitempty"`
@@ -101,6 +105,7 @@ type JobSpec struct {
 	// tensorflow, pytorch, mpi. Plugins that others imply (svc for tensorflow, pytorch and mpi;
 	// ssh for mpi) are added when the job is reconciled, never written here.
 	// +kubebuilder:validation:MaxProperties=16
+	// +kubebuilder:validation:XValidation:rule="self.all(k, k in ['env', 'svc', 'ssh', 'tensorflow', 'pytorch', 'mpi'])",messageExpression="'unable to find job plugin: ' + self.filter(k, !(k in ['env', 'svc', 'ssh', 'tensorflow', 'pytorch', 'mpi']))[0] + ': the plugins are env, svc, ssh, tensorflow, pytorch and mpi'"
 	// +optional
 	Plugins map[string][]string `json:"plugins,omitempty"`
 
@@ -111,7 +116,7 @@ type JobSpec struct {
 	// queue is the queue the job is scheduled in.
 	// +kubebuilder:default=default
 	// +kubebuilder:validation:MaxLength=253
-	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	// +kubebuilder:validation:XValidation:rule="size(self) == 0 || !format.dns1123Subdomain().validate(self).hasValue()",message="must be the name of a Queue: lower-case letters, digits, '-' and '.', starting and ending with a letter or digit"
 	// +optional
 	Queue string `json:"queue,omitempty"`
 
@@ -132,6 +137,7 @@ type JobSpec struct {
 	// priorityClassName is the priority of the job, used for pods that do not name one and for
 	// the job's PodGroup.
 	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:XValidation:rule="size(self) == 0 || !format.dns1123Subdomain().validate(self).hasValue()",message="must be the name of a PriorityClass: lower-case letters, digits, '-' and '.', starting and ending with a letter or digit"
 	// +optional
 	PriorityClassName string `json:"priorityClassName,omitempty"`
 
@@ -164,7 +170,7 @@ const (
 )
 
 // NetworkTopologySpec constrains a job or a partition to a part of the network topology.
-// +kubebuilder:validation:XValidation:rule="!(has(self.highestTierAllowed) && has(self.highestTierName))",message="must not specify 'highestTierAllowed' and 'highestTierName' in networkTopology simultaneously"
+// +kubebuilder:validation:XValidation:rule="!(has(self.highestTierAllowed) && has(self.highestTierName))",message="must not specify 'highestTierAllowed' and 'highestTierName' in networkTopology simultaneously: keep one of them"
 type NetworkTopologySpec struct {
 	// mode is hard (the constraint must hold) or soft (it holds when possible).
 	// +kubebuilder:default=hard
@@ -183,18 +189,19 @@ type NetworkTopologySpec struct {
 }
 
 // VolumeSpec is a volume mounted into every container of the job.
-// +kubebuilder:validation:XValidation:rule="(has(self.volumeClaimName) && self.volumeClaimName != '') || has(self.volumeClaim)",message="either volumeClaim or volumeClaimName must be specified"
-// +kubebuilder:validation:XValidation:rule="!(has(self.volumeClaimName) && self.volumeClaimName != '' && has(self.volumeClaim))",message="conflict: to use an existing PVC set only volumeClaimName; to have the job create one set only volumeClaim"
+// +kubebuilder:validation:XValidation:rule="(has(self.volumeClaimName) && size(self.volumeClaimName) > 0) || has(self.volumeClaim)",message="either volumeClaim or volumeClaimName must be specified: volumeClaimName mounts an existing PersistentVolumeClaim, volumeClaim has the job create one"
+// +kubebuilder:validation:XValidation:rule="!(has(self.volumeClaimName) && size(self.volumeClaimName) > 0 && has(self.volumeClaim))",message="conflict: to use an existing PVC set only volumeClaimName; to have the job create one set only volumeClaim",fieldPath=".volumeClaimName"
 type VolumeSpec struct {
 	// mountPath is the path in the container where the volume is mounted; it must not contain ':'.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=4096
-	// +kubebuilder:validation:Pattern=`^[^:]*$`
+	// +kubebuilder:validation:XValidation:rule="!self.contains(':')",message="mountPath must not contain ':'"
 	// +required
 	MountPath string `json:"mountPath"`
 
 	// volumeClaimName is the name of an existing PersistentVolumeClaim to mount.
 	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:XValidation:rule="size(self) == 0 || !format.dns1123Subdomain().validate(self).hasValue()",message="must be the name of a PersistentVolumeClaim: lower-case letters, digits, '-' and '.', starting and ending with a letter or digit"
 	// +optional
 	VolumeClaimName string `json:"volumeClaimName,omitempty"`
 
@@ -207,8 +214,9 @@ type VolumeSpec struct {
 // event matches (or the exit code), and the when condition (if any) holds, take the action.
 // Policies are consulted in order: the task's own policies, then the job's, then those of the
 // caldera.sh/policies annotation; the first that matches wins.
-// +kubebuilder:validation:XValidation:rule="!(has(self.exitCode) && (has(self.event) || has(self.events)))",message="must not specify event and exitCode simultaneously"
-// +kubebuilder:validation:XValidation:rule="has(self.event) || has(self.events) || has(self.exitCode) || has(self.when)",message="either event, exitCode or when should be specified"
+// +kubebuilder:validation:XValidation:rule="!(has(self.exitCode) && (has(self.event) || has(self.events)))",message="must not specify event and exitCode simultaneously: a policy matches events or an exit code; split it into two policies",fieldPath=".exitCode"
+// +kubebuilder:validation:XValidation:rule="has(self.event) || has(self.events) || has(self.exitCode) || has(self.when)",message="either event, events, exitCode or when should be specified: say what the policy matches"
+// +kubebuilder:validation:XValidation:rule="has(self.action) || !(has(self.event) || has(self.events) || has(self.when))",message="action is required: one of AbortJob, RestartJob, RestartTask, RestartPod, RestartPartition, TerminateJob, CompleteJob, ResumeJob",fieldPath=".action",reason=FieldValueRequired
 type LifecyclePolicy struct {
 	// action is what to do: AbortJob, RestartJob, RestartTask, RestartPod, RestartPartition,
 	// TerminateJob, CompleteJob or ResumeJob.
@@ -231,7 +239,7 @@ type LifecyclePolicy struct {
 
 	// exitCode is the exit code of a failed pod's first terminated container that the policy
 	// matches. It must not be 0, and must not be given with event or events.
-	// +kubebuilder:validation:XValidation:rule="self != 0",message="0 is not a valid error code: exitCode matches failures only"
+	// +kubebuilder:validation:XValidation:rule="self != 0",message="0 is not a valid error code: exitCode matches failed containers only; use a non-zero code"
 	// +optional
 	ExitCode *int32 `json:"exitCode,omitempty"`
 
@@ -265,14 +273,16 @@ const (
 )
 
 // TaskSpec is one pod template of a job, with its replicas and policies.
-// +kubebuilder:validation:XValidation:rule="!has(self.minAvailable) || self.minAvailable <= (has(self.replicas) ? self.replicas : 0)",message="'minAvailable' is greater than 'replicas' in this task: lower minAvailable or raise replicas",fieldPath=".minAvailable"
-// +kubebuilder:validation:XValidation:rule="!has(self.partitionPolicy) || (has(self.replicas) ? self.replicas : 0) == self.partitionPolicy.totalPartitions * self.partitionPolicy.partitionSize",message="'replicas' must equal partitionPolicy.totalPartitions * partitionPolicy.partitionSize",fieldPath=".replicas"
+// +kubebuilder:validation:XValidation:rule="!has(self.minAvailable) || self.minAvailable <= (has(self.replicas) ? self.replicas : 0)",messageExpression="'minAvailable is greater than replicas in task ' + self.name + ': lower minAvailable or raise replicas'",fieldPath=".minAvailable"
+// +kubebuilder:validation:XValidation:rule="!has(self.partitionPolicy) || (has(self.replicas) ? self.replicas : 0) == self.partitionPolicy.totalPartitions * self.partitionPolicy.partitionSize",messageExpression="'replicas are not equal to partitionPolicy.totalPartitions * partitionPolicy.partitionSize in task ' + self.name + ': make them match'",fieldPath=".replicas"
+// +kubebuilder:validation:XValidation:rule="!has(self.partitionPolicy) || !has(self.minAvailable) || !has(self.partitionPolicy.minPartitions) || self.partitionPolicy.minPartitions == 0 || self.minAvailable == self.partitionPolicy.minPartitions * self.partitionPolicy.partitionSize",messageExpression="'minAvailable is not equal to partitionPolicy.minPartitions * partitionPolicy.partitionSize in task ' + self.name + ': drop minAvailable or make them match'",fieldPath=".minAvailable"
+// +kubebuilder:validation:XValidation:rule="has(self.template) && has(self.template.spec) && size(self.template.spec.containers) > 0",message="template.spec.containers must name at least one container: every task needs a pod template",fieldPath=".template",reason=FieldValueRequired
 type TaskSpec struct {
 	// name is the task's name, a DNS label; pods are named <job>-<name>-<index>.
 	// +kubebuilder:default=default0
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=63
-	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	// +kubebuilder:validation:XValidation:rule="!format.dns1123Label().validate(self).hasValue()",message="must be a DNS label (it becomes part of pod names): at most 63 lower-case letters, digits or '-', starting and ending with a letter or digit"
 	// +optional
 	Name string `json:"name,omitempty"`
 
@@ -294,9 +304,9 @@ type TaskSpec struct {
 
 	// policies are the task's lifecycle policies, consulted before the job's.
 	// +kubebuilder:validation:MaxItems=32
-	// +kubebuilder:validation:XValidation:rule="!self.exists(p, (has(p.event) && p.event == '*') || (has(p.events) && '*' in p.events)) || (self.size() == 1 && (!has(self[0].events) || self[0].events.size() == 1))",message="if there's * here, no other policy should be here: a policy on event * must be the only policy and name no other event"
-	// +kubebuilder:validation:XValidation:rule="self.all(p, has(p.when) || !has(p.event) || self.filter(q, !has(q.when) && ((has(q.event) && q.event == p.event) || (has(q.events) && p.event in q.events))).size() <= 1)",message="duplicate event across different policies: each event may appear in one policy without a when condition"
-	// +kubebuilder:validation:XValidation:rule="self.all(p, has(p.when) || !has(p.exitCode) || self.filter(q, !has(q.when) && has(q.exitCode) && q.exitCode == p.exitCode).size() <= 1)",message="duplicate exitCode across different policies: each exit code may appear in one policy without a when condition"
+	// +kubebuilder:validation:XValidation:rule="!self.exists(p, !has(p.when) && ((has(p.event) && p.event == '*') || (has(p.events) && '*' in p.events))) || self.all(p, has(p.when) || ((!has(p.event) || p.event == '*') && (!has(p.events) || p.events.all(e, e == '*'))))",message="if there's * here, no other policy should be here: a policy on event '*' matches every event, so no other policy may name an event (exitCode policies and policies with a when condition may stay); remove the other events or the '*' policy"
+	// +kubebuilder:validation:XValidation:rule="['*', 'PodFailed', 'PodEvicted', 'PodPending', 'Unknown', 'TaskCompleted', 'TaskFailed', 'JobUpdated'].all(e, self.filter(p, !has(p.when) && ((has(p.event) && p.event == e) || (has(p.events) && e in p.events))).size() <= 1)",messageExpression="'duplicate event ' + ['*', 'PodFailed', 'PodEvicted', 'PodPending', 'Unknown', 'TaskCompleted', 'TaskFailed', 'JobUpdated'].filter(e, self.filter(p, !has(p.when) && ((has(p.event) && p.event == e) || (has(p.events) && e in p.events))).size() > 1)[0] + ' across different policies: an event may appear in one policy only (policies with a when condition aside); merge those policies'"
+	// +kubebuilder:validation:XValidation:rule="self.filter(p, !has(p.when) && has(p.exitCode)).map(p, p.exitCode).distinct().size() == self.filter(p, !has(p.when) && has(p.exitCode)).size()",message="duplicate exitCode across different policies: an exit code may appear in one policy only (policies with a when condition aside); merge those policies"
 	// +listType=atomic
 	// +optional
 	Policies []LifecyclePolicy `json:"policies,omitempty"`
@@ -324,6 +334,7 @@ type TaskSpec struct {
 }
 
 // PartitionPolicySpec splits a task into partitions of equal size.
+// +kubebuilder:validation:XValidation:rule="!has(self.minPartitions) || self.minPartitions <= self.totalPartitions",message="minPartitions must not be greater than totalPartitions",fieldPath=".minPartitions"
 type PartitionPolicySpec struct {
 	// totalPartitions is the number of partitions.
 	// +kubebuilder:validation:Minimum=1

@@ -28,7 +28,10 @@ import (
 
 // Command asks a controller to take an action on its target once. The controller
 // deletes the Command first and then acts, so a Command runs at most once.
-// +kubebuilder:validation:XValidation:rule="has(self.action) && size(self.action) > 0",message="action is required: one of AbortJob, ResumeJob, RestartJob, TerminateJob, CompleteJob for a Job, or OpenQueue, CloseQueue for a Queue"
+// +kubebuilder:validation:XValidation:rule="has(self.action) && size(self.action) > 0",message="action is required: one of AbortJob, ResumeJob, RestartJob, TerminateJob, CompleteJob for a Job, or OpenQueue, CloseQueue for a Queue",fieldPath=".action",reason=FieldValueRequired
+// +kubebuilder:validation:XValidation:rule="has(self.target)",message="target is required: the Job or Queue to act on (apiVersion, kind, name, uid)",fieldPath=".target",reason=FieldValueRequired
+// +kubebuilder:validation:XValidation:rule="!has(self.target) || (self.target.apiVersion == 'batch.volcano.sh/v1alpha1' && self.target.kind == 'Job') || (self.target.apiVersion == 'scheduling.volcano.sh/v1beta1' && self.target.kind == 'Queue')",message="target must be a batch.volcano.sh/v1alpha1 Job or a scheduling.volcano.sh/v1beta1 Queue",fieldPath=".target",reason=FieldValueInvalid
+// +kubebuilder:validation:XValidation:rule="!has(self.target) || !has(self.action) || self.action in (self.target.kind == 'Queue' ? ['OpenQueue', 'CloseQueue'] : ['AbortJob', 'ResumeJob', 'RestartJob', 'TerminateJob', 'CompleteJob'])",message="action does not apply to the target's kind: a Job takes AbortJob, ResumeJob, RestartJob, TerminateJob or CompleteJob; a Queue takes OpenQueue or CloseQueue",fieldPath=".action",reason=FieldValueInvalid
 type Command struct {
 	metav1.TypeMeta `json:",inline"`
 	// metadata is the standard object metadata.
@@ -36,7 +39,7 @@ type Command struct {
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	// action is the action to take on the target, for example AbortJob or ResumeJob.
-	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Enum=AbortJob;ResumeJob;RestartJob;TerminateJob;CompleteJob;OpenQueue;CloseQueue
 	// +optional
 	Action string `json:"action,omitempty"`
 

@@ -128,17 +128,20 @@ type PodGroupSpec struct {
 
 	// minTaskMember is, per task name, the number of that task's pods that must be placed together.
 	// +kubebuilder:validation:MaxProperties=64
+	// +kubebuilder:validation:XValidation:rule="self.all(k, self[k] >= 0)",message="minTaskMember values must not be negative"
 	// +optional
 	MinTaskMember map[string]int32 `json:"minTaskMember,omitempty"`
 
 	// queue is the queue the gang is admitted and accounted in.
 	// +kubebuilder:default=default
 	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:XValidation:rule="size(self) == 0 || !format.dns1123Subdomain().validate(self).hasValue()",message="must be the name of a Queue: lower-case letters, digits, '-' and '.', starting and ending with a letter or digit"
 	// +optional
 	Queue string `json:"queue,omitempty"`
 
 	// priorityClassName is the gang's priority.
 	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:XValidation:rule="size(self) == 0 || !format.dns1123Subdomain().validate(self).hasValue()",message="must be the name of a PriorityClass: lower-case letters, digits, '-' and '.', starting and ending with a letter or digit"
 	// +optional
 	PriorityClassName string `json:"priorityClassName,omitempty"`
 
@@ -164,7 +167,7 @@ type PodGroupSpec struct {
 type NetworkTopologyMode string
 
 // NetworkTopologySpec constrains a gang to a part of the network topology.
-// +kubebuilder:validation:XValidation:rule="!(has(self.highestTierAllowed) && has(self.highestTierName))",message="must not specify 'highestTierAllowed' and 'highestTierName' in networkTopology simultaneously"
+// +kubebuilder:validation:XValidation:rule="!(has(self.highestTierAllowed) && has(self.highestTierName))",message="must not specify 'highestTierAllowed' and 'highestTierName' in networkTopology simultaneously: keep one of them"
 type NetworkTopologySpec struct {
 	// mode is hard (the constraint must hold) or soft (it holds when possible).
 	// +kubebuilder:default=hard

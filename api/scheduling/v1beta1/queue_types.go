@@ -49,7 +49,7 @@ const (
 // +kubebuilder:printcolumn:name="WEIGHT",type=integer,JSONPath=`.spec.weight`
 // +kubebuilder:printcolumn:name="PARENT",type=string,JSONPath=`.spec.parent`
 // +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=`.metadata.creationTimestamp`
-// +kubebuilder:validation:XValidation:rule="!has(self.spec) || !has(self.spec.parent) || self.spec.parent != self.metadata.name",message="spec.parent: a queue cannot use itself as parent"
+// +kubebuilder:validation:XValidation:rule="!has(self.spec) || !has(self.spec.parent) || self.spec.parent != self.metadata.name",message="queue cannot use itself as parent: name another queue, or leave spec.parent empty for root",fieldPath=".spec.parent"
 
 // Queue is a cluster-wide share of resources that PodGroups are admitted into and scheduled
 // from, by weight, with a hard capability and a guarantee.
@@ -69,9 +69,9 @@ type Queue struct {
 }
 
 // QueueSpec is a queue's share and limits.
-// +kubebuilder:validation:XValidation:rule="!has(self.deserved) || !has(self.capability) || self.deserved.all(k, !(k in self.capability) || quantity(string(self.deserved[k])).compareTo(quantity(string(self.capability[k]))) <= 0)",messageExpression="'spec.deserved[' + self.deserved.filter(k, k in self.capability && quantity(string(self.deserved[k])).compareTo(quantity(string(self.capability[k]))) > 0)[0] + '] must be <= capability: lower deserved or raise capability'",fieldPath=".deserved"
-// +kubebuilder:validation:XValidation:rule="!has(self.guarantee) || !has(self.guarantee.resource) || !has(self.deserved) || self.guarantee.resource.all(k, !(k in self.deserved) || quantity(string(self.guarantee.resource[k])).compareTo(quantity(string(self.deserved[k]))) <= 0)",messageExpression="'spec.deserved[' + self.guarantee.resource.filter(k, k in self.deserved && quantity(string(self.guarantee.resource[k])).compareTo(quantity(string(self.deserved[k]))) > 0)[0] + '] must be >= guarantee: raise deserved or lower guarantee'",fieldPath=".deserved"
-// +kubebuilder:validation:XValidation:rule="!has(self.guarantee) || !has(self.guarantee.resource) || !has(self.capability) || self.guarantee.resource.all(k, !(k in self.capability) || quantity(string(self.guarantee.resource[k])).compareTo(quantity(string(self.capability[k]))) <= 0)",messageExpression="'spec.guarantee.resource[' + self.guarantee.resource.filter(k, k in self.capability && quantity(string(self.guarantee.resource[k])).compareTo(quantity(string(self.capability[k]))) > 0)[0] + '] must be <= capability: lower guarantee or raise capability'",fieldPath=".guarantee"
+// +kubebuilder:validation:XValidation:rule="!has(self.deserved) || !has(self.capability) || self.deserved.all(k, !(k in self.capability) || (type(self.deserved[k]) == int ? quantity('0').add(int(self.deserved[k])) : quantity(self.deserved[k])).compareTo((type(self.capability[k]) == int ? quantity('0').add(int(self.capability[k])) : quantity(self.capability[k]))) <= 0)",message="deserved must be <= capability for every resource named in both: lower spec.deserved or raise spec.capability",fieldPath=".deserved",reason=FieldValueInvalid
+// +kubebuilder:validation:XValidation:rule="!has(self.guarantee) || !has(self.guarantee.resource) || !has(self.deserved) || self.guarantee.resource.all(k, !(k in self.deserved) || (type(self.guarantee.resource[k]) == int ? quantity('0').add(int(self.guarantee.resource[k])) : quantity(self.guarantee.resource[k])).compareTo((type(self.deserved[k]) == int ? quantity('0').add(int(self.deserved[k])) : quantity(self.deserved[k]))) <= 0)",message="deserved must be >= guarantee for every resource named in both: raise spec.deserved or lower spec.guarantee.resource",fieldPath=".deserved",reason=FieldValueInvalid
+// +kubebuilder:validation:XValidation:rule="!has(self.guarantee) || !has(self.guarantee.resource) || !has(self.capability) || self.guarantee.resource.all(k, !(k in self.capability) || (type(self.guarantee.resource[k]) == int ? quantity('0').add(int(self.guarantee.resource[k])) : quantity(self.guarantee.resource[k])).compareTo((type(self.capability[k]) == int ? quantity('0').add(int(self.capability[k])) : quantity(self.capability[k]))) <= 0)",message="guarantee must be <= capability for every resource named in both: lower spec.guarantee.resource or raise spec.capability",fieldPath=".guarantee",reason=FieldValueInvalid
 type QueueSpec struct {
 	// weight is the queue's share of the cluster relative to other queues, 1 to 65535.
 	// +kubebuilder:default=1
@@ -81,6 +81,10 @@ type QueueSpec struct {
 	Weight int32 `json:"weight,omitempty"`
 
 	// capability is the most the queue may use, per resource; a resource not named is not capped.
+	// At most 8 resources.
+	// +kubebuilder:validation:Type=object
+	// +kubebuilder:validation:MaxProperties=8
+	// +kubebuilder:validation:XValidation:rule="self.all(k, type(self[k]) == int ? int(self[k]) >= 0 : !self[k].startsWith('-'))",message="quantities must not be negative: give each resource 0 or more"
 	// +optional
 	Capability corev1.ResourceList `json:"capability,omitempty"`
 
@@ -111,10 +115,15 @@ type QueueSpec struct {
 
 	// parent is the queue's parent in the queue hierarchy; unset means root.
 	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:XValidation:rule="size(self) == 0 || !format.dns1123Subdomain().validate(self).hasValue()",message="must be the name of a Queue: lower-case letters, digits, '-' and '.', starting and ending with a letter or digit"
 	// +optional
 	Parent string `json:"parent,omitempty"`
 
-	// deserved is the queue's deserved share, per resource, used by the capacity plugin.
+	// deserved is the queue's deserved share, per resource, used by the capacity plugin. At most
+	// 8 resources; each must lie between guarantee and capability.
+	// +kubebuilder:validation:Type=object
+	// +kubebuilder:validation:MaxProperties=8
+	// +kubebuilder:validation:XValidation:rule="self.all(k, type(self[k]) == int ? int(self[k]) >= 0 : !self[k].startsWith('-'))",message="quantities must not be negative: give each resource 0 or more"
 	// +optional
 	Deserved corev1.ResourceList `json:"deserved,omitempty"`
 
@@ -143,7 +152,10 @@ const (
 
 // Guarantee is what is reserved for a queue.
 type Guarantee struct {
-	// resource is the reserved amount per resource.
+	// resource is the reserved amount per resource. At most 8 resources.
+	// +kubebuilder:validation:Type=object
+	// +kubebuilder:validation:MaxProperties=8
+	// +kubebuilder:validation:XValidation:rule="self.all(k, type(self[k]) == int ? int(self[k]) >= 0 : !self[k].startsWith('-'))",message="quantities must not be negative: give each resource 0 or more"
 	// +optional
 	Resource corev1.ResourceList `json:"resource,omitempty"`
 }
