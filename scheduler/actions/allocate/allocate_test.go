@@ -1,0 +1,246 @@
+/*
+Copyright 2026 The Caldera Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package allocate_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+
+	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
+	"github.com/caldera-sh/caldera/scheduler/api"
+	st "github.com/caldera-sh/caldera/scheduler/internal/testing"
+	"github.com/caldera-sh/caldera/scheduler/registry"
+)
+
+const defaultConf = `actions: "enqueue, allocate, backfill"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+  - name: conformance
+- plugins:
+  - name: overcommit
+  - name: drf
+  - name: predicates
+  - name: proportion
+  - name: nodeorder
+`
+
+const allocateOnly = `actions: "allocate"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+- plugins:
+  - name: predicates
+  - name: proportion
+  - name: nodeorder
+`
+
+func gang(ns, name string, n int, cpu string, minMember int32) []any {
+	objs := []any{st.MakePodGroup(ns, name, minMember).Phase(schedulingv1beta1.PodGroupInqueue).Obj()}
+	for i := 0; i < n; i++ {
+		objs = append(objs, st.MakePod(ns, fmt.Sprintf("%s-%d", name, i)).Group(name).Req(cpu, "").Obj())
+	}
+	return objs
+}
+
+func objects(parts ...any) []any {
+	var out []any
+	for _, p := range parts {
+		switch v := p.(type) {
+		case []any:
+			out = append(out, v...)
+		default:
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+type result struct {
+	Binds       map[string]string
+	Nominations map[string]string
+	Messages    map[api.JobID]string
+}
+
+func run(t *testing.T, config string, objs []any) result {
+	t.Helper()
+	s := st.NewSnapshot(t, objs...)
+	ssn, rec := st.Session(t, s, registry.Default(), config, st.Epoch.Add(time.Hour))
+	ssn.Run()
+	ssn.Close()
+	res := result{Binds: rec.Binds, Nominations: rec.Nominations, Messages: map[api.JobID]string{}}
+	for _, id := range ssn.Attempted() {
+		for _, c := range ssn.JobConditions(id) {
+			if c.Type == schedulingv1beta1.PodGroupUnschedulableType && c.Status == corev1.ConditionTrue {
+				res.Messages[id] = c.Message
+			}
+		}
+	}
+	return res
+}
+
+func TestAllocate(t *testing.T) {
+	queues := []any{st.MakeQueue("default", 1).Obj()}
+	cases := map[string]struct {
+		config string
+		objs   []any
+		want   result
+	}{
+		"a 5-pod gang on room for 4 binds nothing": {
+			config: defaultConf,
+			objs:   objects(queues, st.MakeNode("n1", "2", "4Gi").Obj(), st.MakeNode("n2", "2", "4Gi").Obj(), gang("ns", "pg", 5, "1", 5)),
+			want: result{Binds: map[string]string{}, Nominations: map[string]string{}, Messages: map[api.JobID]string{
+				"ns/pg": "5/5 tasks in gang unschedulable: pod pg-4: 0/2 nodes are available: 2 Insufficient cpu. The pod requests cpu 1.",
+			}},
+		},
+		"a 5-pod gang with room binds all": {
+			config: defaultConf,
+			objs:   objects(queues, st.MakeNode("n1", "3", "4Gi").Obj(), st.MakeNode("n2", "2", "4Gi").Obj(), gang("ns", "pg", 5, "1", 5)),
+			want: result{Binds: map[string]string{"ns/pg-0": "n1", "ns/pg-1": "n2", "ns/pg-2": "n1", "ns/pg-3": "n1", "ns/pg-4": "n2"},
+				Nominations: map[string]string{}, Messages: map[api.JobID]string{}},
+		},
+		"minMember 3 of 5 binds what fits": {
+			config: defaultConf,
+			objs:   objects(queues, st.MakeNode("n1", "2", "4Gi").Obj(), st.MakeNode("n2", "2", "4Gi").Obj(), gang("ns", "pg", 5, "1", 3)),
+			want: result{Binds: map[string]string{"ns/pg-0": "n1", "ns/pg-1": "n2", "ns/pg-2": "n1", "ns/pg-3": "n2"},
+				Nominations: map[string]string{}, Messages: map[api.JobID]string{}},
+		},
+		"minTaskMember: the ps does not fit, so no worker binds": {
+			config: defaultConf,
+			objs: objects(queues, st.MakeNode("n1", "2", "4Gi").Obj(),
+				st.MakePodGroup("ns", "tf", 2).Phase(schedulingv1beta1.PodGroupInqueue).MinTaskMember("ps", 1).MinTaskMember("worker", 1).Obj(),
+				st.MakePod("ns", "tf-ps-0").Group("tf").Role("ps").Req("4", "").Obj(),
+				st.MakePod("ns", "tf-worker-0").Group("tf").Role("worker").Req("1", "").Obj(),
+				st.MakePod("ns", "tf-worker-1").Group("tf").Role("worker").Req("1", "").Obj(),
+			),
+			want: result{Binds: map[string]string{}, Nominations: map[string]string{}, Messages: map[api.JobID]string{
+				"ns/tf": "2/3 tasks in gang unschedulable: pod tf-ps-0: 0/1 nodes are available: 1 Insufficient cpu. The pod requests cpu 4.",
+			}},
+		},
+		"nvidia.com/gpu requests are honoured": {
+			config: defaultConf,
+			objs: objects(queues, st.MakeNode("gpu", "8", "16Gi").Res("nvidia.com/gpu", "2").Obj(), st.MakeNode("cpu", "8", "16Gi").Obj(),
+				st.MakePodGroup("ns", "a", 1).Phase(schedulingv1beta1.PodGroupInqueue).Created(st.Epoch).Obj(),
+				st.MakePod("ns", "a").Group("a").Req("1", "").Res("nvidia.com/gpu", "2").Obj(),
+				st.MakePodGroup("ns", "b", 1).Phase(schedulingv1beta1.PodGroupInqueue).Created(st.Epoch.Add(time.Second)).Obj(),
+				st.MakePod("ns", "b").Group("b").Req("1", "").Res("nvidia.com/gpu", "1").Obj(),
+			),
+			want: result{Binds: map[string]string{"ns/a": "gpu"}, Nominations: map[string]string{}, Messages: map[api.JobID]string{
+				"ns/b": "1/1 tasks in gang unschedulable: pod b: 0/2 nodes are available: 2 Insufficient nvidia.com/gpu. The pod requests cpu 1, nvidia.com/gpu 1.",
+			}},
+		},
+		"filters: taint, selector, cordon and not ready, counted per reason": {
+			config: defaultConf,
+			objs: objects(queues,
+				st.MakeNode("tainted", "8", "16Gi").Taint("dedicated", "infra", corev1.TaintEffectNoSchedule).Obj(),
+				st.MakeNode("cordoned", "8", "16Gi").Unschedulable().Obj(),
+				st.MakeNode("down", "8", "16Gi").NotReady().Obj(),
+				st.MakeNode("wrong-zone", "8", "16Gi").Label("zone", "b").Obj(),
+				st.MakePodGroup("ns", "pg", 1).Phase(schedulingv1beta1.PodGroupInqueue).Obj(),
+				st.MakePod("ns", "p").Group("pg").Req("1", "").NodeSelector("zone", "a").Obj(),
+			),
+			want: result{Binds: map[string]string{}, Nominations: map[string]string{}, Messages: map[api.JobID]string{
+				"ns/pg": "1/1 tasks in gang unschedulable: pod p: 0/4 nodes are available: 1 node(s) didn't match Pod's node affinity/selector, " +
+					"1 node(s) had untolerated taint {dedicated: infra}, 1 node(s) were not ready, 1 node(s) were unschedulable.",
+			}},
+		},
+		"a toleration and a matching selector let the pod on": {
+			config: defaultConf,
+			objs: objects(queues,
+				st.MakeNode("tainted", "8", "16Gi").Label("zone", "a").Taint("dedicated", "infra", corev1.TaintEffectNoSchedule).Obj(),
+				st.MakePodGroup("ns", "pg", 1).Phase(schedulingv1beta1.PodGroupInqueue).Obj(),
+				st.MakePod("ns", "p").Group("pg").Req("1", "").NodeSelector("zone", "a").Toleration("dedicated", "infra", corev1.TaintEffectNoSchedule).Obj(),
+			),
+			want: result{Binds: map[string]string{"ns/p": "tainted"}, Nominations: map[string]string{}, Messages: map[api.JobID]string{}},
+		},
+		"queue weights split a full cluster 1:3": {
+			config: allocateOnly,
+			objs: objects(st.MakeQueue("small", 1).Obj(), st.MakeQueue("large", 3).Obj(), st.MakeNode("n1", "8", "16Gi").Obj(),
+				lonePods("small", 8), lonePods("large", 8)),
+			want: result{Binds: bindsOn("n1", map[string]int{"small": 2, "large": 6}), Nominations: map[string]string{}, Messages: map[api.JobID]string{}},
+		},
+		"a queue's capability caps it even with the cluster free": {
+			config: allocateOnly,
+			objs: objects(st.MakeQueue("capped", 1).Capability(corev1.ResourceCPU, "2").Obj(), st.MakeNode("n1", "8", "16Gi").Obj(),
+				lonePods("capped", 3)),
+			want: result{Binds: bindsOn("n1", map[string]int{"capped": 2}), Nominations: map[string]string{}, Messages: map[api.JobID]string{}},
+		},
+		"Pending PodGroups wait for enqueue when it is configured": {
+			config: `actions: "allocate"` + "\n",
+			objs: objects(queues, st.MakeNode("n1", "8", "16Gi").Obj(),
+				st.MakePodGroup("ns", "pg", 1).Obj(), st.MakePod("ns", "p").Group("pg").Req("1", "").Obj()),
+			// Without enqueue configured, allocate admits and places it.
+			want: result{Binds: map[string]string{"ns/p": "n1"}, Nominations: map[string]string{}, Messages: map[api.JobID]string{}},
+		},
+		"a task fitting only releasing resources is pipelined, not bound": {
+			config: defaultConf,
+			objs: objects(queues, st.MakeNode("n1", "2", "4Gi").Obj(),
+				st.MakePodGroup("ns", "old", 1).Phase(schedulingv1beta1.PodGroupRunning).Obj(),
+				st.MakePod("ns", "old").Group("old").Req("2", "").Node("n1").Deleting().Obj(),
+				gang("ns", "new", 1, "2", 1)),
+			want: result{Binds: map[string]string{}, Nominations: map[string]string{}, Messages: map[api.JobID]string{
+				"ns/new": "1/1 tasks in gang unschedulable: 1 pod(s) wait for resources that other pods are releasing",
+			}},
+		},
+		"a higher-priority job goes first": {
+			config: defaultConf,
+			objs: objects(queues, st.MakeNode("n1", "2", "4Gi").Obj(), st.MakePriorityClass("high", 100),
+				st.MakePodGroup("ns", "low", 1).Phase(schedulingv1beta1.PodGroupInqueue).Obj(),
+				st.MakePod("ns", "low").Group("low").Req("2", "").Obj(),
+				st.MakePodGroup("ns", "high", 1).Phase(schedulingv1beta1.PodGroupInqueue).PriorityClass("high").Created(st.Epoch.Add(time.Minute)).Obj(),
+				st.MakePod("ns", "high").Group("high").Req("2", "").Obj()),
+			want: result{Binds: map[string]string{"ns/high": "n1"}, Nominations: map[string]string{}, Messages: map[api.JobID]string{
+				"ns/low": "1/1 tasks in gang unschedulable: the cluster's cpu is all in use: queue default holds 2 of the 2 that the nodes offer; add nodes or wait for running pods to finish",
+			}},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := run(t, tc.config, tc.objs)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("allocate mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// lonePods returns n one-cpu pods with no PodGroup in queue q, named q-0 .. q-(n-1).
+func lonePods(q string, n int) []any {
+	var out []any
+	for i := 0; i < n; i++ {
+		out = append(out, st.MakePod("ns", fmt.Sprintf("%s-%d", q, i)).Req("1", "").Annotation(schedulingv1beta1.QueueNameAnnotationKey, q).
+			Created(st.Epoch.Add(time.Duration(i)*time.Second)).Obj())
+	}
+	return out
+}
+
+// bindsOn returns the binds of the first count[q] lone pods of each queue q on node.
+func bindsOn(node string, count map[string]int) map[string]string {
+	out := map[string]string{}
+	for q, n := range count {
+		for i := 0; i < n; i++ {
+			out[fmt.Sprintf("ns/%s-%d", q, i)] = node
+		}
+	}
+	return out
+}

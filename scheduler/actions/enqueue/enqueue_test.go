@@ -1,0 +1,177 @@
+/*
+Copyright 2026 The Caldera Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package enqueue_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+
+	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
+	"github.com/caldera-sh/caldera/scheduler/api"
+	st "github.com/caldera-sh/caldera/scheduler/internal/testing"
+	"github.com/caldera-sh/caldera/scheduler/registry"
+)
+
+const conf = `actions: "enqueue"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+- plugins:
+  - name: overcommit
+  - name: proportion
+`
+
+const confSLA = `actions: "enqueue"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+  - name: sla
+    arguments:
+      sla-waiting-time: 30m
+- plugins:
+  - name: overcommit
+  - name: proportion
+`
+
+type result struct {
+	Phases   map[api.JobID]schedulingv1beta1.PodGroupPhase
+	Messages map[api.JobID]string
+}
+
+func TestEnqueue(t *testing.T) {
+	node := st.MakeNode("n1", "4", "8Gi").Obj()
+	cases := map[string]struct {
+		config string
+		objs   []any
+		want   result
+	}{
+		"a PodGroup without minResources is admitted": {
+			config: conf,
+			objs:   []any{node, st.MakeQueue("default", 1).Obj(), st.MakePodGroup("ns", "pg", 3).Obj()},
+			want:   result{Phases: map[api.JobID]schedulingv1beta1.PodGroupPhase{"ns/pg": "Inqueue"}, Messages: map[api.JobID]string{}},
+		},
+		"a closed queue admits nothing": {
+			config: conf,
+			objs: []any{node, st.MakeQueue("q", 1).State(schedulingv1beta1.QueueStateClosed).Obj(),
+				st.MakePodGroup("ns", "pg", 1).Queue("q").Obj()},
+			want: result{Phases: map[api.JobID]schedulingv1beta1.PodGroupPhase{"ns/pg": "Pending"}, Messages: map[api.JobID]string{
+				"ns/pg": "1/0 tasks in gang unschedulable: queue q is Closed and admits no new PodGroups; open the queue or submit to an open one",
+			}},
+		},
+		"a closing queue admits nothing either": {
+			config: conf,
+			objs: []any{node, st.MakeQueue("q", 1).State(schedulingv1beta1.QueueStateClosing).Obj(),
+				st.MakePodGroup("ns", "pg", 1).Queue("q").Obj()},
+			want: result{Phases: map[api.JobID]schedulingv1beta1.PodGroupPhase{"ns/pg": "Pending"}, Messages: map[api.JobID]string{
+				"ns/pg": "1/0 tasks in gang unschedulable: queue q is Closing and admits no new PodGroups; open the queue or submit to an open one",
+			}},
+		},
+		"a missing queue is named": {
+			config: conf,
+			objs:   []any{node, st.MakePodGroup("ns", "pg", 1).Queue("nope").Obj()},
+			want: result{Phases: map[api.JobID]schedulingv1beta1.PodGroupPhase{"ns/pg": "Pending"}, Messages: map[api.JobID]string{
+				"ns/pg": "1/0 tasks in gang unschedulable: queue nope does not exist; create the queue or set spec.queue to an existing one",
+			}},
+		},
+		"minResources beyond the queue's capability": {
+			config: conf,
+			objs: []any{node, st.MakeQueue("q", 1).Capability(corev1.ResourceCPU, "2").Obj(),
+				st.MakePodGroup("ns", "pg", 1).Queue("q").MinResources("3", "").Obj()},
+			want: result{Phases: map[api.JobID]schedulingv1beta1.PodGroupPhase{"ns/pg": "Pending"}, Messages: map[api.JobID]string{
+				"ns/pg": "1/0 tasks in gang unschedulable: queue resource quota insufficient: queue q can hold 2 of cpu and already holds 0 for running and admitted jobs; " +
+					"this PodGroup's minResources need 3 more; wait for the queue's jobs to finish, or raise the queue's capability, or lower minResources",
+			}},
+		},
+		"minResources beyond the overcommitted cluster": {
+			config: conf,
+			objs: []any{node, st.MakeQueue("default", 1).Obj(),
+				st.MakePodGroup("ns", "pg", 1).MinResources("5", "").Obj()},
+			want: result{Phases: map[api.JobID]schedulingv1beta1.PodGroupPhase{"ns/pg": "Pending"}, Messages: map[api.JobID]string{
+				"ns/pg": "1/0 tasks in gang unschedulable: resource in cluster is overused: the cluster offers 4 of cpu (1.2 times overcommitted), pods use 0 and admitted jobs still need 0; " +
+					"this PodGroup's minResources need 5 more; wait for running jobs to finish or add nodes; " +
+					"queue resource quota insufficient: queue default can hold 4 of cpu and already holds 0 for running and admitted jobs; " +
+					"this PodGroup's minResources need 5 more; wait for the queue's jobs to finish, or raise the queue's capability, or lower minResources",
+			}},
+		},
+		"admitted jobs count against later ones": {
+			config: conf,
+			objs: []any{node, st.MakeQueue("default", 1).Obj(),
+				st.MakePodGroup("ns", "a", 1).MinResources("3", "").Created(st.Epoch).Obj(),
+				st.MakePodGroup("ns", "b", 1).MinResources("2", "").Created(st.Epoch.Add(time.Second)).Obj()},
+			want: result{Phases: map[api.JobID]schedulingv1beta1.PodGroupPhase{"ns/a": "Inqueue", "ns/b": "Pending"}, Messages: map[api.JobID]string{
+				"ns/b": "1/0 tasks in gang unschedulable: resource in cluster is overused: the cluster offers 4 of cpu (1.2 times overcommitted), pods use 0 and admitted jobs still need 3; " +
+					"this PodGroup's minResources need 2 more; wait for running jobs to finish or add nodes; " +
+					"queue resource quota insufficient: queue default can hold 4 of cpu and already holds 3 for running and admitted jobs; " +
+					"this PodGroup's minResources need 2 more; wait for the queue's jobs to finish, or raise the queue's capability, or lower minResources",
+			}},
+		},
+		"fifo: a job that cannot be admitted holds back those behind it": {
+			config: conf,
+			objs: []any{node, func() any {
+				q := st.MakeQueue("q", 1).Obj()
+				q.Spec.DequeueStrategy = schedulingv1beta1.DequeueFIFO
+				return q
+			}(),
+				st.MakePodGroup("ns", "big", 1).Queue("q").MinResources("9", "").Created(st.Epoch).Obj(),
+				st.MakePodGroup("ns", "small", 1).Queue("q").MinResources("1", "").Created(st.Epoch.Add(time.Second)).Obj()},
+			want: result{Phases: map[api.JobID]schedulingv1beta1.PodGroupPhase{"ns/big": "Pending", "ns/small": "Pending"}, Messages: map[api.JobID]string{
+				"ns/big": "1/0 tasks in gang unschedulable: resource in cluster is overused: the cluster offers 4 of cpu (1.2 times overcommitted), pods use 0 and admitted jobs still need 0; " +
+					"this PodGroup's minResources need 9 more; wait for running jobs to finish or add nodes; " +
+					"queue resource quota insufficient: queue q can hold 4 of cpu and already holds 0 for running and admitted jobs; " +
+					"this PodGroup's minResources need 9 more; wait for the queue's jobs to finish, or raise the queue's capability, or lower minResources",
+				"ns/small": "1/0 tasks in gang unschedulable: queue q admits jobs in order (dequeueStrategy fifo) and an earlier job waits to be admitted",
+			}},
+		},
+		"sla: a job past its waiting time is admitted whatever the quota": {
+			config: confSLA,
+			objs: []any{node, st.MakeQueue("default", 1).Obj(),
+				st.MakePodGroup("ns", "late", 1).MinResources("9", "").Created(st.Epoch).Obj(),
+				st.MakePodGroup("ns", "fresh", 1).MinResources("9", "").Created(st.Epoch.Add(50 * time.Minute)).Obj(),
+				st.MakePodGroup("ns", "own", 1).MinResources("9", "").Created(st.Epoch.Add(50*time.Minute)).Annotation(schedulingv1beta1.JobWaitingTime, "5m").Obj()},
+			want: result{Phases: map[api.JobID]schedulingv1beta1.PodGroupPhase{"ns/late": "Inqueue", "ns/fresh": "Pending", "ns/own": "Inqueue"},
+				Messages: map[api.JobID]string{"ns/fresh": "1/0 tasks in gang unschedulable: resource in cluster is overused: the cluster offers 4 of cpu (1.2 times overcommitted), pods use 0 and admitted jobs still need 18; " +
+					"this PodGroup's minResources need 9 more; wait for running jobs to finish or add nodes; " +
+					"queue resource quota insufficient: queue default can hold 4 of cpu and already holds 18 for running and admitted jobs; " +
+					"this PodGroup's minResources need 9 more; wait for the queue's jobs to finish, or raise the queue's capability, or lower minResources"}},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			s := st.NewSnapshot(t, tc.objs...)
+			ssn, _ := st.Session(t, s, registry.Default(), tc.config, st.Epoch.Add(time.Hour))
+			ssn.Run()
+			ssn.Close()
+			got := result{Phases: map[api.JobID]schedulingv1beta1.PodGroupPhase{}, Messages: map[api.JobID]string{}}
+			for id, j := range ssn.Jobs {
+				got.Phases[id] = j.Phase
+				for _, c := range ssn.JobConditions(id) {
+					if c.Type == schedulingv1beta1.PodGroupUnschedulableType && c.Status == corev1.ConditionTrue {
+						got.Messages[id] = c.Message
+					}
+				}
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("enqueue mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

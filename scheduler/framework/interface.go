@@ -1,0 +1,203 @@
+/*
+Copyright 2026 The Caldera Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package framework is the scheduling cycle's machinery: the Session a cycle works in, the
+// Statement that makes a job's placements all-or-nothing, the plugin and action interfaces,
+// and the rules that combine the callbacks plugins register, tier by tier, as Volcano does.
+package framework
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/caldera-sh/caldera/scheduler/api"
+	"github.com/caldera-sh/caldera/scheduler/conf"
+)
+
+// Plugin is a scheduling policy. OnSessionOpen registers its callbacks on the session;
+// OnSessionClose runs after the actions.
+type Plugin interface {
+	// Name is the plugin's name in the configuration.
+	Name() string
+	// OnSessionOpen registers callbacks and prepares per-cycle state.
+	OnSessionOpen(ssn *Session)
+	// OnSessionClose runs at the end of the cycle.
+	OnSessionClose(ssn *Session)
+}
+
+// PluginBuilder makes a plugin from its arguments; it returns an error naming the bad argument.
+type PluginBuilder func(args conf.Arguments) (Plugin, error)
+
+// Action is one step of a cycle (enqueue, allocate, ...).
+type Action interface {
+	// Name is the action's name in the configuration.
+	Name() string
+	// Execute runs the action on the session.
+	Execute(ssn *Session)
+}
+
+// ActionArgumentsCheck checks an action's arguments; nil means the action takes none.
+type ActionArgumentsCheck func(conf.Arguments) error
+
+// Registry is what the scheduler can be configured with.
+type Registry struct {
+	// Plugins are the plugin builders by name.
+	Plugins map[string]PluginBuilder
+	// Actions are the actions by name.
+	Actions map[string]Action
+	// ActionArguments check each action's arguments.
+	ActionArguments map[string]ActionArgumentsCheck
+}
+
+// Known returns what the registry knows, for conf.Validate.
+func (r Registry) Known() conf.Known {
+	k := conf.Known{Plugins: map[string]func(conf.Arguments) error{}, ActionArguments: map[string]func(conf.Arguments) error{}}
+	for name := range r.Actions {
+		k.Actions = append(k.Actions, name)
+	}
+	sort.Strings(k.Actions)
+	for name, build := range r.Plugins {
+		build := build
+		k.Plugins[name] = func(a conf.Arguments) error {
+			_, err := build(a)
+			return err
+		}
+	}
+	for name, check := range r.ActionArguments {
+		if check != nil {
+			k.ActionArguments[name] = check
+		}
+	}
+	return k
+}
+
+// Config is a checked configuration ready to open sessions with.
+type Config struct {
+	// Source is the configuration it was made from.
+	Source *conf.SchedulerConfiguration
+	// Actions are the actions to run, in order.
+	Actions []Action
+	// Tiers are the plugin options, tier by tier.
+	Tiers []conf.Tier
+
+	builders map[string]PluginBuilder
+}
+
+// ActionConfigured reports whether an action is in the configuration.
+func (c *Config) ActionConfigured(name string) bool {
+	for _, a := range c.Actions {
+		if a.Name() == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Compile checks a parsed configuration against the registry and returns it ready to use.
+func Compile(cfg *conf.SchedulerConfiguration, reg Registry) (*Config, error) {
+	if cfg == nil {
+		return nil, errors.New("no configuration given")
+	}
+	if err := conf.Validate(cfg, reg.Known()); err != nil {
+		return nil, err
+	}
+	out := &Config{Source: cfg, Tiers: cfg.Tiers, builders: reg.Plugins}
+	for _, name := range cfg.ActionNames() {
+		a, ok := reg.Actions[name]
+		if !ok {
+			return nil, fmt.Errorf("actions: unknown action %q", name)
+		}
+		out.Actions = append(out.Actions, a)
+	}
+	return out, nil
+}
+
+// Load parses, checks and compiles a configuration text.
+func Load(data []byte, reg Registry) (*Config, error) {
+	cfg, err := conf.Parse(data)
+	if err != nil {
+		return nil, err
+	}
+	return Compile(cfg, reg)
+}
+
+// Event is passed to event handlers when a task is (de)allocated inside a session.
+type Event struct {
+	// Task is the task concerned.
+	Task *api.TaskInfo
+}
+
+// EventHandler is told about tentative allocations and their undoing, so plugins can keep
+// per-session sums (queue usage, job shares) right.
+type EventHandler struct {
+	// AllocateFunc is called when a task is allocated or pipelined, or an eviction is undone.
+	AllocateFunc func(*Event)
+	// DeallocateFunc is called when an allocation is undone or a task is evicted.
+	DeallocateFunc func(*Event)
+}
+
+// Vote results of JobPipelined and JobEnqueueable callbacks.
+const (
+	// ForcePermit lets the job through whatever any other plugin votes (the sla plugin's vote
+	// for a job past its waiting time).
+	ForcePermit = 2
+	// Permit lets the job through, unless another plugin of the tier rejects it.
+	Permit = 1
+	// Abstain leaves the decision to others.
+	Abstain = 0
+	// Reject stops the job.
+	Reject = -1
+)
+
+// ValidateResult is the result of a JobValid callback that fails.
+type ValidateResult struct {
+	// Reason is a one-word reason.
+	Reason string
+	// Message says why, for a person.
+	Message string
+}
+
+// Callback function types.
+type (
+	// JobOrderFn compares two jobs: negative puts l first, positive r, zero has no opinion.
+	JobOrderFn func(l, r *api.JobInfo) int
+	// QueueOrderFn compares two queues the same way.
+	QueueOrderFn func(l, r *api.QueueInfo) int
+	// TaskOrderFn compares two tasks the same way.
+	TaskOrderFn func(l, r *api.TaskInfo) int
+	// JobValidFn returns nil when the job may be scheduled.
+	JobValidFn func(job *api.JobInfo) *ValidateResult
+	// JobCheckFn is a yes/no question about a job.
+	JobCheckFn func(job *api.JobInfo) bool
+	// JobVoteFn votes Permit, Abstain or Reject on a job.
+	JobVoteFn func(job *api.JobInfo) int
+	// JobFn does something with a job.
+	JobFn func(job *api.JobInfo)
+	// QueueCheckFn is a yes/no question about a queue.
+	QueueCheckFn func(queue *api.QueueInfo) bool
+	// QueueTaskCheckFn is a yes/no question about a task of a queue.
+	QueueTaskCheckFn func(queue *api.QueueInfo, task *api.TaskInfo) bool
+	// VictimsFn picks, from candidates, the tasks the preemptor may evict; abstain means no opinion.
+	VictimsFn func(preemptor *api.TaskInfo, candidates []*api.TaskInfo) (victims []*api.TaskInfo, abstain bool)
+	// PrePredicateFn returns an error when the task can go on no node at all.
+	PrePredicateFn func(task *api.TaskInfo) error
+	// PredicateFn returns "" when the task may go on the node, or the reason it may not (for
+	// example "node(s) had untolerated taint {key: value}").
+	PredicateFn func(task *api.TaskInfo, node *api.NodeInfo) string
+	// NodeOrderFn scores a node for a task; higher is better.
+	NodeOrderFn func(task *api.TaskInfo, node *api.NodeInfo) float64
+)

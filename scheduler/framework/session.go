@@ -1,0 +1,294 @@
+/*
+Copyright 2026 The Caldera Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package framework
+
+import (
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/types"
+
+	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
+	"github.com/caldera-sh/caldera/scheduler/api"
+	"github.com/caldera-sh/caldera/scheduler/conf"
+	"github.com/caldera-sh/caldera/scheduler/snapshot"
+)
+
+// Dispatcher carries out what a session commits. Calls are made while the session runs and must
+// not block for long: binds and evictions are queued for workers.
+type Dispatcher interface {
+	// Bind hands placed tasks (each with its NodeName) to the binder.
+	Bind(tasks []*api.TaskInfo)
+	// Evict asks for a task to be evicted, with a reason for the pod's event.
+	Evict(task *api.TaskInfo, reason string)
+	// Nominate promises a node to a pending task whose resources are being freed for it.
+	Nominate(task *api.TaskInfo, node string)
+}
+
+// JobDiagnosis is what a session learned about why a job was not placed.
+type JobDiagnosis struct {
+	// Reasons are job-level reasons (queue closed, quota, gang), in the order first seen.
+	Reasons []string
+	// ShareReasons are reasons that the queue's share is used up; they are shown only when no
+	// node-level reason is known (a full cluster explains more than a full share).
+	ShareReasons []string
+	// TaskFit holds, per task, why no node fitted it.
+	TaskFit map[api.TaskID]*api.FitErrors
+	// FirstFailedTask is the first task no node fitted.
+	FirstFailedTask api.TaskID
+}
+
+type pluginEntry struct {
+	tier   int
+	option conf.PluginOption
+	plugin Plugin
+}
+
+// Session is one scheduling cycle: the snapshot, the plugins' callbacks and what the actions
+// decide. Actions change jobs and nodes of the snapshot only through Statements, which mark what
+// they touch so the next snapshot update replaces it with a fresh copy.
+type Session struct {
+	// UID identifies the cycle; it is the transitionID of the conditions it writes.
+	UID types.UID
+	// Now is the cycle's time.
+	Now time.Time
+	// Snapshot is what the cycle works from.
+	Snapshot *snapshot.Snapshot
+	// Jobs, Nodes, NodeList and Queues are the snapshot's.
+	Jobs     map[api.JobID]*api.JobInfo
+	Nodes    map[string]*api.NodeInfo
+	NodeList []*api.NodeInfo
+	Queues   map[string]*api.QueueInfo
+	// TotalResource is what the Ready nodes offer.
+	TotalResource api.Resource
+	// Config is the configuration in force.
+	Config *Config
+	// Log is the cycle's logger.
+	Log logr.Logger
+
+	dispatcher Dispatcher
+	plugins    []pluginEntry
+
+	jobOrderFns       map[string]JobOrderFn
+	queueOrderFns     map[string]QueueOrderFn
+	taskOrderFns      map[string]TaskOrderFn
+	jobValidFns       map[string]JobValidFn
+	jobReadyFns       map[string]JobCheckFn
+	jobPipelinedFns   map[string]JobVoteFn
+	jobEnqueueableFns map[string]JobVoteFn
+	jobEnqueuedFns    map[string]JobFn
+	jobStarvingFns    map[string]JobCheckFn
+	overusedFns       map[string]QueueCheckFn
+	allocatableFns    map[string]QueueTaskCheckFn
+	preemptiveFns     map[string]QueueTaskCheckFn
+	preemptableFns    map[string]VictimsFn
+	reclaimableFns    map[string]VictimsFn
+	prePredicateFns   map[string]PrePredicateFn
+	predicateFns      map[string]PredicateFn
+	nodeOrderFns      map[string]NodeOrderFn
+	eventHandlers     []*EventHandler
+
+	diagnoses  map[api.JobID]*JobDiagnosis
+	conditions map[api.JobID][]schedulingv1beta1.PodGroupCondition
+	attempted  map[api.JobID]struct{}
+	enqueued   map[api.JobID]struct{}
+	nodeStart  int
+	queueNotes map[string]string
+	// podSpecific are filter reasons that depend on more than a task's predicate key.
+	podSpecific map[string]bool
+}
+
+// OpenSession starts a cycle on an up-to-date snapshot with the given configuration: it makes
+// each configured plugin and lets it register its callbacks. A plugin whose arguments no longer
+// build (which Compile rules out) is skipped and logged.
+func OpenSession(s *snapshot.Snapshot, cfg *Config, d Dispatcher, uid types.UID, now time.Time, log logr.Logger) *Session {
+	ssn := &Session{
+		UID: uid, Now: now, Snapshot: s,
+		Jobs: s.Jobs, Nodes: s.Nodes, NodeList: s.NodeList, Queues: s.Queues,
+		TotalResource: s.TotalAllocatable.Clone(),
+		Config:        cfg, Log: log, dispatcher: d,
+
+		jobOrderFns: map[string]JobOrderFn{}, queueOrderFns: map[string]QueueOrderFn{}, taskOrderFns: map[string]TaskOrderFn{},
+		jobValidFns: map[string]JobValidFn{}, jobReadyFns: map[string]JobCheckFn{}, jobPipelinedFns: map[string]JobVoteFn{},
+		jobEnqueueableFns: map[string]JobVoteFn{}, jobEnqueuedFns: map[string]JobFn{}, jobStarvingFns: map[string]JobCheckFn{},
+		overusedFns: map[string]QueueCheckFn{}, allocatableFns: map[string]QueueTaskCheckFn{}, preemptiveFns: map[string]QueueTaskCheckFn{},
+		preemptableFns: map[string]VictimsFn{}, reclaimableFns: map[string]VictimsFn{},
+		prePredicateFns: map[string]PrePredicateFn{}, predicateFns: map[string]PredicateFn{}, nodeOrderFns: map[string]NodeOrderFn{},
+
+		diagnoses:  map[api.JobID]*JobDiagnosis{},
+		conditions: map[api.JobID][]schedulingv1beta1.PodGroupCondition{},
+		attempted:  map[api.JobID]struct{}{},
+		enqueued:   map[api.JobID]struct{}{},
+
+		podSpecific: map[string]bool{},
+		queueNotes:  map[string]string{},
+	}
+	for i, tier := range cfg.Tiers {
+		for _, opt := range tier.Plugins {
+			build, ok := cfg.builders[opt.Name]
+			if !ok {
+				log.Error(nil, "plugin not registered; skipped", "plugin", opt.Name)
+				continue
+			}
+			p, err := build(opt.Arguments)
+			if err != nil {
+				log.Error(err, "plugin arguments rejected; plugin skipped", "plugin", opt.Name)
+				continue
+			}
+			ssn.plugins = append(ssn.plugins, pluginEntry{tier: i, option: opt, plugin: p})
+		}
+	}
+	for _, p := range ssn.plugins {
+		p.plugin.OnSessionOpen(ssn)
+	}
+	return ssn
+}
+
+// Run executes the configured actions in order.
+func (ssn *Session) Run() {
+	for _, a := range ssn.Config.Actions {
+		a.Execute(ssn)
+	}
+}
+
+// Close lets every plugin finish the cycle.
+func (ssn *Session) Close() {
+	for _, p := range ssn.plugins {
+		p.plugin.OnSessionClose(ssn)
+	}
+}
+
+// PendingJobs returns the jobs that need attention, ordered by job ID for determinism.
+func (ssn *Session) PendingJobs() []*api.JobInfo {
+	out := make([]*api.JobInfo, 0, len(ssn.Snapshot.Pending))
+	for id := range ssn.Snapshot.Pending {
+		if j, ok := ssn.Jobs[id]; ok {
+			out = append(out, j)
+		}
+	}
+	sort.Slice(out, func(i, k int) bool { return out[i].UID < out[k].UID })
+	return out
+}
+
+// MarkAttempted records that an action worked on a job this cycle (its status is recomputed).
+func (ssn *Session) MarkAttempted(job *api.JobInfo) { ssn.attempted[job.UID] = struct{}{} }
+
+// Attempted returns the jobs actions worked on this cycle, sorted.
+func (ssn *Session) Attempted() []api.JobID {
+	out := make([]api.JobID, 0, len(ssn.attempted))
+	for id := range ssn.attempted {
+		out = append(out, id)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// WasAttempted reports whether an action worked on a job this cycle.
+func (ssn *Session) WasAttempted(id api.JobID) bool {
+	_, ok := ssn.attempted[id]
+	return ok
+}
+
+// SetJobPhase changes a job's phase in the session (enqueue admits it).
+func (ssn *Session) SetJobPhase(job *api.JobInfo, phase schedulingv1beta1.PodGroupPhase) {
+	job.Phase = phase
+	ssn.Snapshot.TouchJob(job.UID)
+	if phase == schedulingv1beta1.PodGroupInqueue {
+		ssn.enqueued[job.UID] = struct{}{}
+	}
+}
+
+// Enqueued reports whether the job was admitted in this cycle.
+func (ssn *Session) Enqueued(id api.JobID) bool {
+	_, ok := ssn.enqueued[id]
+	return ok
+}
+
+// Diagnosis returns what the session learned about a job, creating it on first use.
+func (ssn *Session) Diagnosis(id api.JobID) *JobDiagnosis {
+	d, ok := ssn.diagnoses[id]
+	if !ok {
+		d = &JobDiagnosis{TaskFit: map[api.TaskID]*api.FitErrors{}}
+		ssn.diagnoses[id] = d
+	}
+	return d
+}
+
+// PeekDiagnosis returns what the session learned about a job, or nil.
+func (ssn *Session) PeekDiagnosis(id api.JobID) *JobDiagnosis { return ssn.diagnoses[id] }
+
+// Explain records a job-level reason the job was not placed (duplicates are dropped).
+func (ssn *Session) Explain(id api.JobID, reason string) {
+	d := ssn.Diagnosis(id)
+	if !slices.Contains(d.Reasons, reason) {
+		d.Reasons = append(d.Reasons, reason)
+	}
+}
+
+// ExplainShare records that the job's queue has no share left for it (duplicates are dropped).
+func (ssn *Session) ExplainShare(id api.JobID, reason string) {
+	d := ssn.Diagnosis(id)
+	if !slices.Contains(d.ShareReasons, reason) {
+		d.ShareReasons = append(d.ShareReasons, reason)
+	}
+}
+
+// NoteQueue records why a queue gets nothing more this cycle, for the jobs it holds back.
+func (ssn *Session) NoteQueue(queue, note string) { ssn.queueNotes[queue] = note }
+
+// QueueNote returns what was noted about a queue, or "".
+func (ssn *Session) QueueNote(queue string) string { return ssn.queueNotes[queue] }
+
+// RecordFitErrors records why no node fitted a task.
+func (ssn *Session) RecordFitErrors(task *api.TaskInfo, fe *api.FitErrors) {
+	d := ssn.Diagnosis(task.Job)
+	if _, ok := d.TaskFit[task.UID]; !ok && d.FirstFailedTask == "" {
+		d.FirstFailedTask = task.UID
+	}
+	d.TaskFit[task.UID] = fe
+}
+
+// SetJobCondition sets a PodGroup condition the cycle decided, replacing one of the same type.
+func (ssn *Session) SetJobCondition(id api.JobID, c schedulingv1beta1.PodGroupCondition) {
+	conds := ssn.conditions[id]
+	for i := range conds {
+		if conds[i].Type == c.Type {
+			conds[i] = c
+			return
+		}
+	}
+	ssn.conditions[id] = append(conds, c)
+}
+
+// JobConditions returns the conditions the cycle decided for a job.
+func (ssn *Session) JobConditions(id api.JobID) []schedulingv1beta1.PodGroupCondition {
+	return ssn.conditions[id]
+}
+
+// MarkPodSpecificReason declares a filter reason that depends on the pod itself (its labels),
+// so a node failing one task for it is not skipped for the job's other tasks.
+func (ssn *Session) MarkPodSpecificReason(reason string) { ssn.podSpecific[reason] = true }
+
+// touch marks a job and a node as changed by the session.
+func (ssn *Session) touch(job api.JobID, node string) {
+	ssn.Snapshot.TouchJob(job)
+	if node != "" {
+		ssn.Snapshot.TouchNode(node)
+	}
+}

@@ -1,0 +1,268 @@
+/*
+Copyright 2026 The Caldera Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package gang makes scheduling all-or-nothing per PodGroup: a job is ready only when at least
+// minMember of its tasks (and minTaskMember of each task) are placed; it never lets preemption
+// or reclaim take a running gang below its minimum; and at the end of each cycle it writes the
+// Unschedulable or Scheduled condition with Volcano's wording.
+package gang
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
+	"github.com/caldera-sh/caldera/scheduler/api"
+	"github.com/caldera-sh/caldera/scheduler/conf"
+	"github.com/caldera-sh/caldera/scheduler/framework"
+)
+
+// Name is the plugin's name.
+const Name = "gang"
+
+// ScheduledReason is the reason of the Scheduled condition, as Volcano words it.
+const ScheduledReason = "tasks in gang are ready to be scheduled"
+
+type plugin struct{}
+
+// New builds the plugin; it takes no arguments.
+func New(args conf.Arguments) (framework.Plugin, error) {
+	if err := args.CheckKeys(nil); err != nil {
+		return nil, err
+	}
+	return &plugin{}, nil
+}
+
+func (p *plugin) Name() string { return Name }
+
+func (p *plugin) OnSessionOpen(ssn *framework.Session) {
+	ssn.AddJobValidFn(Name, Valid)
+	ssn.AddJobOrderFn(Name, func(l, r *api.JobInfo) int {
+		lr, rr := Ready(l), Ready(r)
+		switch {
+		case lr == rr:
+			return 0
+		case lr:
+			return 1
+		default:
+			return -1
+		}
+	})
+	ssn.AddJobReadyFn(Name, Ready)
+	ssn.AddJobPipelinedFn(Name, func(j *api.JobInfo) int {
+		if Pipelined(j) {
+			return framework.Permit
+		}
+		return framework.Reject
+	})
+	ssn.AddJobStarvingFn(Name, Starving)
+	victims := func(_ *api.TaskInfo, candidates []*api.TaskInfo) ([]*api.TaskInfo, bool) {
+		return Evictable(ssn.Jobs, candidates), false
+	}
+	ssn.AddPreemptableFn(Name, victims)
+	ssn.AddReclaimableFn(Name, victims)
+}
+
+// Valid fails a job that cannot reach its minimum with the tasks it has.
+func Valid(j *api.JobInfo) *framework.ValidateResult {
+	if valid := j.ValidTaskNum(); valid < j.MinAvailable {
+		return &framework.ValidateResult{
+			Reason:  schedulingv1beta1.NotEnoughPodsReason,
+			Message: fmt.Sprintf("not enough valid pods for the gang: %d of minMember %d exist; create the missing pods or lower minMember", valid, j.MinAvailable),
+		}
+	}
+	if len(j.TaskMinAvailable) > 0 && checkTaskMinimums(j) {
+		_, valid := j.RoleCounts()
+		for _, role := range sortedRoles(j.TaskMinAvailable) {
+			if min := j.TaskMinAvailable[role]; valid[role] < min {
+				return &framework.ValidateResult{
+					Reason:  schedulingv1beta1.NotEnoughPodsOfTaskReason,
+					Message: fmt.Sprintf("not enough valid pods of task %q: %d of minTaskMember %d exist; create the missing pods or lower minTaskMember", role, valid[role], min),
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// checkTaskMinimums reports whether per-task minimums apply: only when minMember covers their
+// sum, as Volcano does.
+func checkTaskMinimums(j *api.JobInfo) bool {
+	var sum int32
+	for _, v := range j.TaskMinAvailable {
+		sum += v
+	}
+	return j.MinAvailable >= sum
+}
+
+// Ready reports whether enough of a job's tasks are placed: minMember (pending tasks that
+// request nothing count, as backfill places them) and each task's minTaskMember.
+func Ready(j *api.JobInfo) bool {
+	if j.ReadyTaskNum()+j.PendingBestEffortNum() < j.MinAvailable {
+		return false
+	}
+	return taskMinimumsMet(j, false)
+}
+
+// Pipelined reports whether a job's placed and promised tasks reach its minimum.
+func Pipelined(j *api.JobInfo) bool {
+	if j.ReadyTaskNum()+j.WaitingTaskNum()+j.PendingBestEffortNum() < j.MinAvailable {
+		return false
+	}
+	return taskMinimumsMet(j, true)
+}
+
+func taskMinimumsMet(j *api.JobInfo, countPipelined bool) bool {
+	if len(j.TaskMinAvailable) == 0 || !checkTaskMinimums(j) {
+		return true
+	}
+	counts := map[string]int32{}
+	for _, t := range j.Tasks {
+		if api.AllocatedStatus(t.Status) || t.Status == api.Succeeded || (countPipelined && t.Status == api.Pipelined) ||
+			(t.Status == api.Pending && t.BestEffort) {
+			counts[t.TaskRole]++
+		}
+	}
+	for role, min := range j.TaskMinAvailable {
+		if counts[role] < min {
+			return false
+		}
+	}
+	return true
+}
+
+// Starving reports whether a job has fewer tasks placed or promised than its minimum.
+func Starving(j *api.JobInfo) bool {
+	return j.ReadyTaskNum()+j.WaitingTaskNum() < j.MinAvailable
+}
+
+// Evictable keeps the candidates whose job stays at or above its minimum without them; a job
+// with minMember 1 may always lose a task.
+func Evictable(jobs map[api.JobID]*api.JobInfo, candidates []*api.TaskInfo) []*api.TaskInfo {
+	spare := map[api.JobID]int32{}
+	var out []*api.TaskInfo
+	for _, c := range candidates {
+		j := jobs[c.Job]
+		if j == nil {
+			continue
+		}
+		s, ok := spare[c.Job]
+		if !ok {
+			s = j.ReadyTaskNum() - j.MinAvailable
+		}
+		if s > 0 || j.MinAvailable <= 1 {
+			out = append(out, c)
+			s--
+		}
+		spare[c.Job] = s
+	}
+	return out
+}
+
+func (p *plugin) OnSessionClose(ssn *framework.Session) {
+	for _, id := range ssn.Attempted() {
+		j, ok := ssn.Jobs[id]
+		if !ok || j.PodGroup == nil {
+			continue
+		}
+		now := metav1.NewTime(ssn.Now)
+		if Ready(j) && len(j.Tasks) > 0 {
+			ssn.SetJobCondition(id, schedulingv1beta1.PodGroupCondition{
+				Type: schedulingv1beta1.PodGroupScheduled, Status: corev1.ConditionTrue, TransitionID: string(ssn.UID),
+				LastTransitionTime: now, Reason: ScheduledReason,
+			})
+			ssn.SetJobCondition(id, schedulingv1beta1.PodGroupCondition{
+				Type: schedulingv1beta1.PodGroupUnschedulableType, Status: corev1.ConditionFalse, TransitionID: string(ssn.UID),
+				LastTransitionTime: now, Reason: "Scheduled",
+			})
+			continue
+		}
+		admitted := j.Phase != schedulingv1beta1.PodGroupPending
+		if admitted && !j.HasPendingTasks() && j.WaitingTaskNum() == 0 {
+			// Admitted and waiting for its pods to be created: nothing to explain yet.
+			continue
+		}
+		reason := schedulingv1beta1.NotEnoughResourcesReason
+		if v := Valid(j); v != nil && admitted {
+			reason = v.Reason
+		}
+		ssn.SetJobCondition(id, schedulingv1beta1.PodGroupCondition{
+			Type: schedulingv1beta1.PodGroupUnschedulableType, Status: corev1.ConditionTrue, TransitionID: string(ssn.UID),
+			LastTransitionTime: now, Reason: reason, Message: Message(j, ssn.PeekDiagnosis(id)),
+		})
+	}
+}
+
+// Message says why a job is not scheduled, in Volcano's form
+// "<missing>/<tasks> tasks in gang unschedulable: <why>", where why gives the job-level reasons
+// (queue state, quota, minimums) and then why no node fitted the first task that failed, e.g.
+// "3/5 tasks in gang unschedulable: 0/4 nodes are available: 4 Insufficient cpu."
+func Message(j *api.JobInfo, d *framework.JobDiagnosis) string {
+	missing := j.MinAvailable - j.ReadyTaskNum()
+	if missing < 0 {
+		missing = 0
+	}
+	var why []string
+	// Pods of a PodGroup not yet admitted may not exist yet: their absence explains nothing.
+	if v := Valid(j); v != nil && j.Phase != schedulingv1beta1.PodGroupPending {
+		why = append(why, v.Message)
+	}
+	if d != nil {
+		why = append(why, d.Reasons...)
+		fe, ok := d.TaskFit[d.FirstFailedTask]
+		if !ok {
+			why = append(why, d.ShareReasons...)
+		}
+		if ok {
+			task := j.Tasks[d.FirstFailedTask]
+			prefix := ""
+			if task != nil && len(d.TaskFit) > 1 {
+				prefix = fmt.Sprintf("pod %s (and %d more): ", task.Name, len(d.TaskFit)-1)
+			} else if task != nil {
+				prefix = fmt.Sprintf("pod %s: ", task.Name)
+			}
+			msg := fe.Error()
+			if task != nil && strings.Contains(msg, "Insufficient") {
+				msg += " The pod requests " + task.Resreq.String() + "."
+			}
+			why = append(why, prefix+msg)
+		}
+	}
+	if len(why) == 0 && j.WaitingTaskNum() > 0 {
+		why = append(why, fmt.Sprintf("%d pod(s) wait for resources that other pods are releasing", j.WaitingTaskNum()))
+	}
+	if len(why) == 0 {
+		if j.Phase == schedulingv1beta1.PodGroupPending {
+			why = append(why, "the PodGroup is waiting to be admitted to its queue")
+		} else {
+			why = append(why, fmt.Sprintf("pod group is not ready, %d minAvailable", j.MinAvailable))
+		}
+	}
+	return fmt.Sprintf("%d/%d tasks in gang unschedulable: %s", missing, len(j.Tasks), strings.Join(why, "; "))
+}
+
+func sortedRoles(m map[string]int32) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

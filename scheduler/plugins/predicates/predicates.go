@@ -1,0 +1,318 @@
+/*
+Copyright 2026 The Caldera Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package predicates filters nodes as kube-scheduler does for the checks a batch scheduler
+// needs: cordoned nodes, nodeSelector and required node affinity, taints and tolerations, and
+// host ports. (Resources, extended resources such as nvidia.com/gpu included, and the pod count
+// are checked for every placement by the framework.) Required inter-pod affinity and
+// anti-affinity on the hostname topology are honoured; other topologies are refused with a
+// reason the user can act on.
+package predicates
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
+	"k8s.io/klog/v2"
+
+	"github.com/caldera-sh/caldera/scheduler/api"
+	"github.com/caldera-sh/caldera/scheduler/conf"
+	"github.com/caldera-sh/caldera/scheduler/framework"
+)
+
+// Name is the plugin's name.
+const Name = "predicates"
+
+// Arguments (Volcano's names).
+const (
+	// NodeAffinityEnable switches the nodeSelector and node affinity filter.
+	NodeAffinityEnable = "predicate.NodeAffinityEnable"
+	// TaintTolerationEnable switches the taint filter.
+	TaintTolerationEnable = "predicate.TaintTolerationEnable"
+	// NodePortsEnable switches the host port filter.
+	NodePortsEnable = "predicate.NodePortsEnable"
+	// PodAffinityEnable switches the inter-pod affinity filter.
+	PodAffinityEnable = "predicate.PodAffinityEnable"
+)
+
+// Reasons, worded as kube-scheduler words them.
+const (
+	ReasonUnschedulable = "node(s) were unschedulable"
+	ReasonNodeAffinity  = "node(s) didn't match Pod's node affinity/selector"
+	ReasonNodePorts     = "node(s) didn't have free ports for the requested pod ports"
+	ReasonPodAffinity   = "node(s) didn't match pod affinity rules"
+	ReasonAntiAffinity  = "node(s) didn't match pod anti-affinity rules"
+)
+
+// acceptedKeys are the arguments known: those used, and Volcano's others, accepted for
+// compatibility.
+var acceptedKeys = []string{
+	NodeAffinityEnable, TaintTolerationEnable, NodePortsEnable, PodAffinityEnable,
+	"predicate.CacheEnable", "predicate.NodeVolumeLimitsEnable", "predicate.VolumeZoneEnable",
+	"predicate.PodTopologySpreadEnable", "predicate.VolumeBindingEnable", "predicate.DynamicResourceAllocationEnable",
+	"predicate.ProportionalEnable", "predicate.resources", "predicate.GPUSharingEnable", "predicate.GPUNumberEnable",
+}
+
+// Options switch the filters.
+type Options struct {
+	NodeAffinity, TaintToleration, NodePorts, PodAffinity bool
+}
+
+type plugin struct{ opts Options }
+
+// New builds the plugin from its arguments.
+func New(args conf.Arguments) (framework.Plugin, error) {
+	if err := args.CheckKeys(acceptedKeys, "volumebinding.", "predicate.resources."); err != nil {
+		return nil, err
+	}
+	var opts Options
+	var err error
+	for _, b := range []struct {
+		key string
+		dst *bool
+	}{{NodeAffinityEnable, &opts.NodeAffinity}, {TaintTolerationEnable, &opts.TaintToleration}, {NodePortsEnable, &opts.NodePorts}, {PodAffinityEnable, &opts.PodAffinity}} {
+		if *b.dst, err = args.Bool(b.key, true); err != nil {
+			return nil, err
+		}
+	}
+	return &plugin{opts: opts}, nil
+}
+
+func (p *plugin) Name() string { return Name }
+
+func (p *plugin) OnSessionOpen(ssn *framework.Session) {
+	f := NewFilter(p.opts, ssn.Nodes)
+	// These reasons depend on the pod's own labels, not only on what its predicate key covers.
+	ssn.MarkPodSpecificReason(ReasonAntiAffinity)
+	ssn.MarkPodSpecificReason(ReasonPodAffinity)
+	ssn.AddPrePredicateFn(Name, f.PreFilter)
+	ssn.AddPredicateFn(Name, f.Filter)
+}
+
+func (p *plugin) OnSessionClose(*framework.Session) {}
+
+// Filter checks tasks against nodes; it remembers per task what it parsed.
+type Filter struct {
+	opts     Options
+	nodes    map[string]*api.NodeInfo
+	affinity map[api.TaskID]nodeaffinity.RequiredNodeAffinity
+}
+
+// NewFilter returns a filter over the given nodes.
+func NewFilter(opts Options, nodes map[string]*api.NodeInfo) *Filter {
+	return &Filter{opts: opts, nodes: nodes, affinity: map[api.TaskID]nodeaffinity.RequiredNodeAffinity{}}
+}
+
+// PreFilter refuses pods whose inter-pod affinity this scheduler cannot evaluate.
+func (f *Filter) PreFilter(t *api.TaskInfo) error {
+	if !f.opts.PodAffinity || t.Pod == nil || t.Pod.Spec.Affinity == nil {
+		return nil
+	}
+	a := t.Pod.Spec.Affinity
+	var terms []corev1.PodAffinityTerm
+	if a.PodAffinity != nil {
+		terms = append(terms, a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution...)
+	}
+	if a.PodAntiAffinity != nil {
+		terms = append(terms, a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution...)
+	}
+	for _, term := range terms {
+		if term.TopologyKey != corev1.LabelHostname {
+			return fmt.Errorf("pod %s/%s has a required pod (anti-)affinity on topology %q; this scheduler honours only %q: use that topology key or a preferred term",
+				t.Namespace, t.Name, term.TopologyKey, corev1.LabelHostname)
+		}
+		if _, err := selectorOf(term); err != nil {
+			return fmt.Errorf("pod %s/%s has an invalid pod (anti-)affinity label selector: %v", t.Namespace, t.Name, err)
+		}
+	}
+	return nil
+}
+
+// Filter returns "" when the task may go on the node, else the reason it may not. The checks run
+// in kube-scheduler's order: cordon, taints, node affinity, ports, inter-pod affinity.
+func (f *Filter) Filter(t *api.TaskInfo, n *api.NodeInfo) string {
+	pod, node := t.Pod, n.Node
+	if pod == nil || node == nil {
+		return ""
+	}
+	if n.Unschedulable && !toleratesUnschedulable(pod) {
+		return ReasonUnschedulable
+	}
+	if f.opts.TaintToleration {
+		if taint, found := corev1helpers.FindMatchingUntoleratedTaint(klog.Background(), node.Spec.Taints, pod.Spec.Tolerations, hardTaint, false); found {
+			return fmt.Sprintf("node(s) had untolerated taint {%s: %s}", taint.Key, taint.Value)
+		}
+	}
+	if f.opts.NodeAffinity {
+		aff, ok := f.affinity[t.UID]
+		if !ok {
+			aff = nodeaffinity.GetRequiredNodeAffinity(pod)
+			f.affinity[t.UID] = aff
+		}
+		if match, err := aff.Match(node); err != nil || !match {
+			return ReasonNodeAffinity
+		}
+	}
+	if f.opts.NodePorts && portsConflict(pod, n) {
+		return ReasonNodePorts
+	}
+	if f.opts.PodAffinity {
+		if reason := f.podAffinity(t, n); reason != "" {
+			return reason
+		}
+	}
+	return ""
+}
+
+func hardTaint(t *corev1.Taint) bool {
+	return t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute
+}
+
+func toleratesUnschedulable(pod *corev1.Pod) bool {
+	taint := corev1.Taint{Key: corev1.TaintNodeUnschedulable, Effect: corev1.TaintEffectNoSchedule}
+	for i := range pod.Spec.Tolerations {
+		if pod.Spec.Tolerations[i].ToleratesTaint(klog.Background(), &taint, false) {
+			return true
+		}
+	}
+	return false
+}
+
+type hostPort struct {
+	protocol corev1.Protocol
+	ip       string
+	port     int32
+}
+
+func podPorts(pod *corev1.Pod) []hostPort {
+	var out []hostPort
+	for _, c := range pod.Spec.Containers {
+		for _, p := range c.Ports {
+			if p.HostPort <= 0 {
+				continue
+			}
+			proto := p.Protocol
+			if proto == "" {
+				proto = corev1.ProtocolTCP
+			}
+			ip := p.HostIP
+			if ip == "" {
+				ip = "0.0.0.0"
+			}
+			out = append(out, hostPort{protocol: proto, ip: ip, port: p.HostPort})
+		}
+	}
+	return out
+}
+
+func portsConflict(pod *corev1.Pod, n *api.NodeInfo) bool {
+	want := podPorts(pod)
+	if len(want) == 0 {
+		return false
+	}
+	for _, nt := range n.Tasks {
+		if nt.Pod == nil || nt.UID == pod.UID {
+			continue
+		}
+		for _, have := range podPorts(nt.Pod) {
+			for _, w := range want {
+				if have.port == w.port && have.protocol == w.protocol && (have.ip == w.ip || have.ip == "0.0.0.0" || w.ip == "0.0.0.0") {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+func selectorOf(term corev1.PodAffinityTerm) (labels.Selector, error) {
+	if term.LabelSelector == nil {
+		return labels.Nothing(), nil
+	}
+	return metav1.LabelSelectorAsSelector(term.LabelSelector)
+}
+
+// matchesTerm reports whether pod other matches an affinity term of pod p.
+func matchesTerm(p *corev1.Pod, term corev1.PodAffinityTerm, other *corev1.Pod) bool {
+	namespaces := term.Namespaces
+	if len(namespaces) == 0 && term.NamespaceSelector == nil {
+		namespaces = []string{p.Namespace}
+	}
+	if len(namespaces) > 0 {
+		found := false
+		for _, ns := range namespaces {
+			if ns == other.Namespace {
+				found = true
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	sel, err := selectorOf(term)
+	if err != nil {
+		return false
+	}
+	return sel.Matches(labels.Set(other.Labels))
+}
+
+// podAffinity checks required pod affinity and anti-affinity on the hostname topology against
+// the pods on the node (placed ones and those allocated earlier in the cycle).
+func (f *Filter) podAffinity(t *api.TaskInfo, n *api.NodeInfo) string {
+	a := t.Pod.Spec.Affinity
+	if a == nil {
+		a = &corev1.Affinity{}
+	}
+	if a.PodAntiAffinity != nil {
+		for _, term := range a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
+			for _, nt := range n.Tasks {
+				if nt.Pod != nil && nt.UID != t.UID && matchesTerm(t.Pod, term, nt.Pod) {
+					return ReasonAntiAffinity
+				}
+			}
+		}
+	}
+	if a.PodAffinity != nil {
+		for _, term := range a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
+			found := false
+			for _, nt := range n.Tasks {
+				if nt.Pod != nil && nt.UID != t.UID && matchesTerm(t.Pod, term, nt.Pod) {
+					found = true
+					break
+				}
+			}
+			if !found {
+				return ReasonPodAffinity
+			}
+		}
+	}
+	// Pods already on the node may refuse the newcomer.
+	for _, nt := range n.Tasks {
+		if nt.Pod == nil || nt.Pod.Spec.Affinity == nil || nt.Pod.Spec.Affinity.PodAntiAffinity == nil {
+			continue
+		}
+		for _, term := range nt.Pod.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
+			if term.TopologyKey == corev1.LabelHostname && matchesTerm(nt.Pod, term, t.Pod) {
+				return ReasonAntiAffinity
+			}
+		}
+	}
+	return ""
+}

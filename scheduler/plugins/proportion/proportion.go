@@ -1,0 +1,428 @@
+/*
+Copyright 2026 The Caldera Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package proportion shares the cluster between queues by weight. Each cycle it works out every
+// queue's deserved share by water-filling: the unclaimed remainder is split by weight among the
+// queues that still ask for more, each capped by its capability (what is left once other queues'
+// guarantees are set aside), by what it asks for, and floored at its guarantee. A queue may
+// allocate up to its deserved share, is overused at it, may reclaim from queues above theirs
+// (when those are reclaimable), and admits a job only while the job's minResources fit under
+// its capability.
+package proportion
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/caldera-sh/caldera/scheduler/api"
+	"github.com/caldera-sh/caldera/scheduler/conf"
+	"github.com/caldera-sh/caldera/scheduler/framework"
+	"github.com/caldera-sh/caldera/scheduler/snapshot"
+)
+
+// Name is the plugin's name.
+const Name = "proportion"
+
+// Vec is an amount per resource, as floating point (CPU in millicores).
+type Vec map[corev1.ResourceName]float64
+
+func vecOf(r *api.Resource, dims []corev1.ResourceName) Vec {
+	v := make(Vec, len(dims))
+	for _, d := range dims {
+		v[d] = float64(r.Get(d))
+	}
+	return v
+}
+
+// QueueAttr is what the plugin knows of one queue in a cycle.
+type QueueAttr struct {
+	// Name and Weight are the queue's.
+	Name   string
+	Weight float64
+	// Deserved is the queue's share; Allocated, Request, Inqueue and Elastic its usage;
+	// Capability its effective cap; Guarantee its reserved floor.
+	Deserved, Allocated, Request, Inqueue, Elastic, Capability, Guarantee Vec
+	// Share is the largest allocated/deserved ratio over the resources.
+	Share float64
+}
+
+type plugin struct{}
+
+// New builds the plugin; it takes no arguments.
+func New(args conf.Arguments) (framework.Plugin, error) {
+	if err := args.CheckKeys(nil); err != nil {
+		return nil, err
+	}
+	return &plugin{}, nil
+}
+
+func (p *plugin) Name() string { return Name }
+
+// Dims returns the resources the shares are computed over: cpu, memory and every other resource
+// the cluster offers.
+func Dims(total *api.Resource) []corev1.ResourceName {
+	dims := []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory}
+	var scalars []corev1.ResourceName
+	for name := range total.Scalar {
+		scalars = append(scalars, name)
+	}
+	sort.Slice(scalars, func(i, j int) bool { return scalars[i] < scalars[j] })
+	return append(dims, scalars...)
+}
+
+// Attrs builds the queue attributes from queue usage and queue specs and works out the deserved
+// shares. Only queues with jobs take part.
+func Attrs(queues map[string]*api.QueueInfo, usage map[string]*snapshot.QueueUsage, total *api.Resource) map[string]*QueueAttr {
+	dims := Dims(total)
+	attrs := map[string]*QueueAttr{}
+	guaranteed := Vec{}
+	for name, u := range usage {
+		q, ok := queues[name]
+		if !ok {
+			continue
+		}
+		a := &QueueAttr{
+			Name: name, Weight: float64(q.Weight),
+			Allocated: vecOf(&u.Allocated, dims), Request: vecOf(&u.Request, dims), Inqueue: vecOf(&u.Inqueue, dims),
+			Elastic: vecOf(&u.Elastic, dims), Guarantee: Vec{}, Capability: Vec{}, Deserved: Vec{},
+		}
+		g := api.NewResource(q.Queue.Spec.Guarantee.Resource)
+		a.Guarantee = vecOf(&g, dims)
+		for _, d := range dims {
+			guaranteed[d] += a.Guarantee[d]
+		}
+		attrs[name] = a
+	}
+	for name, a := range attrs {
+		spec := queues[name].Queue.Spec.Capability
+		for _, d := range dims {
+			c := math.Inf(1)
+			if q, ok := spec[d]; ok {
+				if d == corev1.ResourceCPU {
+					c = float64(q.MilliValue())
+				} else {
+					c = float64(q.Value())
+				}
+			}
+			// What the others' guarantees leave.
+			left := float64(total.Get(d)) - guaranteed[d] + a.Guarantee[d]
+			a.Capability[d] = math.Min(c, math.Max(left, 0))
+		}
+	}
+	waterFill(attrs, vecOf(total, dims), dims)
+	for _, a := range attrs {
+		a.updateShare(dims)
+	}
+	return attrs
+}
+
+func waterFill(attrs map[string]*QueueAttr, total Vec, dims []corev1.ResourceName) {
+	names := make([]string, 0, len(attrs))
+	for n := range attrs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	met := map[string]bool{}
+	remaining := Vec{}
+	for _, d := range dims {
+		remaining[d] = total[d]
+	}
+	for round := 0; round < 1000; round++ {
+		var weights float64
+		for _, n := range names {
+			if !met[n] {
+				weights += attrs[n].Weight
+			}
+		}
+		if weights == 0 {
+			break
+		}
+		changed := false
+		for _, n := range names {
+			if met[n] {
+				continue
+			}
+			a := attrs[n]
+			old := Vec{}
+			for _, d := range dims {
+				old[d] = a.Deserved[d]
+				v := a.Deserved[d] + remaining[d]*a.Weight/weights
+				v = math.Min(v, a.Capability[d])
+				v = math.Min(v, a.Request[d])
+				v = math.Max(v, a.Guarantee[d])
+				a.Deserved[d] = v
+			}
+			same, satisfied := true, true
+			for _, d := range dims {
+				if math.Abs(a.Deserved[d]-old[d]) > 1e-6 {
+					same, changed = false, true
+				}
+				if a.Request[d] > a.Deserved[d]+1e-6 && a.Deserved[d] < a.Capability[d]-1e-6 {
+					satisfied = false
+				}
+			}
+			if satisfied || same {
+				met[n] = true
+			}
+		}
+		for _, d := range dims {
+			used := 0.0
+			for _, n := range names {
+				used += attrs[n].Deserved[d]
+			}
+			remaining[d] = math.Max(total[d]-used, 0)
+		}
+		empty := true
+		for _, d := range dims {
+			if remaining[d] > 1e-6 {
+				empty = false
+			}
+		}
+		if empty || !changed {
+			break
+		}
+	}
+}
+
+func (a *QueueAttr) updateShare(dims []corev1.ResourceName) {
+	a.Share = 0
+	for _, d := range dims {
+		var s float64
+		switch {
+		case a.Deserved[d] > 0:
+			s = a.Allocated[d] / a.Deserved[d]
+		case a.Allocated[d] > 0:
+			s = 1
+		}
+		a.Share = math.Max(a.Share, s)
+	}
+}
+
+// fits reports whether base+req stays within limit on every resource req asks for.
+func fits(base Vec, req *api.Resource, limit Vec, dims []corev1.ResourceName) (bool, corev1.ResourceName) {
+	for _, d := range dims {
+		r := float64(req.Get(d))
+		if r <= 0 {
+			continue
+		}
+		if base[d]+r > limit[d]+1e-6 {
+			return false, d
+		}
+	}
+	for name, v := range req.Scalar {
+		if _, known := limit[name]; !known && v > 0 {
+			// The cluster offers none of it.
+			return false, name
+		}
+	}
+	return true, ""
+}
+
+func format(d corev1.ResourceName, v float64) string {
+	if math.IsInf(v, 1) {
+		return "unlimited"
+	}
+	return api.FormatAmount(d, int64(math.Floor(v+1e-6)))
+}
+
+func (p *plugin) OnSessionOpen(ssn *framework.Session) {
+	total := ssn.TotalResource.Clone()
+	dims := Dims(&total)
+	attrs := Attrs(ssn.Queues, ssn.Snapshot.Usage, &total)
+
+	ssn.AddQueueOrderFn(Name, func(l, r *api.QueueInfo) int {
+		if l.Priority != r.Priority {
+			if l.Priority > r.Priority {
+				return -1
+			}
+			return 1
+		}
+		la, ra := attrs[l.Name], attrs[r.Name]
+		if la == nil || ra == nil || la.Share == ra.Share {
+			return 0
+		}
+		if la.Share < ra.Share {
+			return -1
+		}
+		return 1
+	})
+	ssn.AddOverusedFn(Name, func(q *api.QueueInfo) bool {
+		a := attrs[q.Name]
+		if a == nil {
+			return false
+		}
+		for _, d := range dims {
+			if a.Deserved[d] > a.Allocated[d]+1e-6 {
+				return false
+			}
+		}
+		for _, d := range dims {
+			if a.Request[d] > a.Allocated[d]+1e-6 {
+				ssn.NoteQueue(q.Name, ShareMessage(a, q, d, len(attrs), &total))
+				break
+			}
+		}
+		return true
+	})
+	allocatable := func(q *api.QueueInfo, t *api.TaskInfo) bool {
+		if !q.IsOpen() {
+			ssn.Explain(t.Job, fmt.Sprintf("queue %s is %s and places no new pods; open the queue or move the job to an open one", q.Name, q.State))
+			return false
+		}
+		a := attrs[q.Name]
+		if a == nil {
+			return true
+		}
+		ok, d := fits(a.Allocated, t.Resreq, a.Deserved, dims)
+		if !ok {
+			ssn.ExplainShare(t.Job, ShareMessage(a, q, d, len(attrs), &total)+
+				fmt.Sprintf(" (pod %s requests %s)", t.Name, api.FormatAmount(d, t.Resreq.Get(d))))
+		}
+		return ok
+	}
+	ssn.AddAllocatableFn(Name, allocatable)
+	ssn.AddPreemptiveFn(Name, func(q *api.QueueInfo, t *api.TaskInfo) bool {
+		a := attrs[q.Name]
+		if a == nil {
+			return false
+		}
+		ok, _ := fits(a.Allocated, t.Resreq, a.Deserved, dims)
+		return ok
+	})
+	ssn.AddReclaimableFn(Name, func(reclaimer *api.TaskInfo, candidates []*api.TaskInfo) ([]*api.TaskInfo, bool) {
+		left := map[string]Vec{}
+		var victims []*api.TaskInfo
+		for _, c := range candidates {
+			j := ssn.Jobs[c.Job]
+			if j == nil {
+				continue
+			}
+			a := attrs[j.Queue]
+			if a == nil {
+				continue
+			}
+			alloc, ok := left[j.Queue]
+			if !ok {
+				alloc = Vec{}
+				for _, d := range dims {
+					alloc[d] = a.Allocated[d]
+				}
+				left[j.Queue] = alloc
+			}
+			over := false
+			for _, d := range dims {
+				if alloc[d] > a.Deserved[d]+1e-6 {
+					over = true
+				}
+			}
+			if !over {
+				continue
+			}
+			for _, d := range dims {
+				alloc[d] -= float64(c.Resreq.Get(d))
+			}
+			victims = append(victims, c)
+		}
+		return victims, false
+	})
+	ssn.AddJobEnqueueableFn(Name, func(j *api.JobInfo) int {
+		q := ssn.Queues[j.Queue]
+		if q == nil {
+			return framework.Reject
+		}
+		if !q.IsOpen() {
+			ssn.Explain(j.UID, fmt.Sprintf("queue %s is %s and admits no new PodGroups; open the queue or submit to an open one", q.Name, q.State))
+			return framework.Reject
+		}
+		a := attrs[q.Name]
+		if a == nil || j.MinResources == nil {
+			return framework.Permit
+		}
+		base := Vec{}
+		for _, d := range dims {
+			base[d] = a.Allocated[d] + a.Inqueue[d] - a.Elastic[d]
+		}
+		if ok, d := fits(base, j.MinResources, a.Capability, dims); !ok {
+			ssn.Explain(j.UID, fmt.Sprintf("queue resource quota insufficient: queue %s can hold %s of %s and already holds %s for running and admitted jobs; "+
+				"this PodGroup's minResources need %s more; wait for the queue's jobs to finish, or raise the queue's capability, or lower minResources",
+				q.Name, format(d, a.Capability[d]), d, format(d, base[d]), api.FormatAmount(d, j.MinResources.Get(d))))
+			return framework.Reject
+		}
+		return framework.Permit
+	})
+	ssn.AddJobEnqueuedFn(Name, func(j *api.JobInfo) {
+		a := attrs[j.Queue]
+		if a == nil || j.MinResources == nil {
+			return
+		}
+		for _, d := range dims {
+			a.Inqueue[d] += float64(j.MinResources.Get(d))
+		}
+	})
+	ssn.AddEventHandler(&framework.EventHandler{
+		AllocateFunc: func(e *framework.Event) {
+			if j := ssn.Jobs[e.Task.Job]; j != nil {
+				if a := attrs[j.Queue]; a != nil {
+					for _, d := range dims {
+						a.Allocated[d] += float64(e.Task.Resreq.Get(d))
+					}
+					a.updateShare(dims)
+				}
+			}
+		},
+		DeallocateFunc: func(e *framework.Event) {
+			if j := ssn.Jobs[e.Task.Job]; j != nil {
+				if a := attrs[j.Queue]; a != nil {
+					for _, d := range dims {
+						a.Allocated[d] -= float64(e.Task.Resreq.Get(d))
+					}
+					a.updateShare(dims)
+				}
+			}
+		},
+	})
+}
+
+func (p *plugin) OnSessionClose(*framework.Session) {}
+
+// ShareMessage says why a queue has no more of resource d to give, naming what limits it: its
+// capability, the cluster (when it is the only queue with work) or the other queues' weights.
+func ShareMessage(a *QueueAttr, q *api.QueueInfo, d corev1.ResourceName, queues int, total *api.Resource) string {
+	switch {
+	case a.Deserved[d] >= a.Capability[d]-1e-6 && !math.IsInf(a.Capability[d], 1) && a.Capability[d] < float64(total.Get(d)):
+		return fmt.Sprintf("queue %s has reached its capability of %s: %s allocated of %s; raise spec.capability or wait for the queue's pods to finish",
+			q.Name, d, format(d, a.Allocated[d]), format(d, a.Capability[d]))
+	case queues == 1:
+		return fmt.Sprintf("the cluster's %s is all in use: queue %s holds %s of the %s that the nodes offer; add nodes or wait for running pods to finish",
+			d, q.Name, format(d, a.Allocated[d]), api.FormatAmount(d, total.Get(d)))
+	default:
+		return fmt.Sprintf("queue %s holds its deserved share of %s, %s of the cluster's %s by its weight %d against the other queues with work; "+
+			"wait for its pods to finish or raise its weight", q.Name, d, format(d, a.Deserved[d]), api.FormatAmount(d, total.Get(d)), q.Weight)
+	}
+}
+
+// String renders a queue's attributes for logs.
+func (a *QueueAttr) String() string {
+	var parts []string
+	for _, d := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
+		parts = append(parts, fmt.Sprintf("%s deserved=%s allocated=%s", d, format(d, a.Deserved[d]), format(d, a.Allocated[d])))
+	}
+	return a.Name + ": " + strings.Join(parts, ", ")
+}
