@@ -24,6 +24,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -54,6 +55,11 @@ type Framework struct {
 	// KWOK manages only the nodes annotated KWOKNodeAnnotation=KWOKNodeAnnotationValue, such as
 	// those CreateNodes and NewKWOKNode make; pods bound to them run as the stages describe.
 	KWOK bool
+	// Dir, when set, is an existing folder that holds everything the control plane writes: etcd's
+	// data (etcd/), the API server's certificates (apiserver/), etcd.log, kube-apiserver.log,
+	// and KWOK's kubeconfig and kwok.log. Stop leaves it in place. When empty, the processes use
+	// temporary folders that Stop removes.
+	Dir string
 
 	// Config reaches the API server as an administrator; set by Start.
 	Config *rest.Config
@@ -64,8 +70,10 @@ type Framework struct {
 
 	env  *envtest.Environment
 	kwok *kwokProcess
-	// dir holds the files of processes the framework starts itself (KWOK's kubeconfig and log).
-	dir string
+	// tempDir is the folder Start made for KWOK when Dir is empty, removed by Stop.
+	tempDir string
+	// closers are the log files Stop closes.
+	closers []io.Closer
 }
 
 // RepoRoot is the root of the Caldera repository.
@@ -114,6 +122,11 @@ func (f *Framework) Start() error {
 	for name, value := range f.APIServerFlags {
 		apiServer.Configure().Set(name, value)
 	}
+	if f.Dir != "" {
+		if err := f.keepControlPlaneIn(f.Dir); err != nil {
+			return errors.Join(err, f.Stop())
+		}
+	}
 	cfg, err := f.env.Start()
 	if err != nil {
 		return errors.Join(fmt.Errorf("starting the control plane: %w", err), f.Stop())
@@ -129,10 +142,14 @@ func (f *Framework) Start() error {
 	if !f.KWOK {
 		return nil
 	}
-	if f.dir, err = os.MkdirTemp("", "caldera-framework-"); err != nil {
-		return errors.Join(fmt.Errorf("creating a folder for KWOK: %w", err), f.Stop())
+	kwokDir := f.Dir
+	if kwokDir == "" {
+		if f.tempDir, err = os.MkdirTemp("", "caldera-kwok-"); err != nil {
+			return errors.Join(fmt.Errorf("creating a folder for KWOK: %w", err), f.Stop())
+		}
+		kwokDir = f.tempDir
 	}
-	if f.kwok, err = startKWOK(assets, f.dir, cfg, f.env.AttachControlPlaneOutput); err != nil {
+	if f.kwok, err = startKWOK(assets, kwokDir, cfg, f.env.AttachControlPlaneOutput); err != nil {
 		return errors.Join(err, f.Stop())
 	}
 	return nil
@@ -150,11 +167,45 @@ func (f *Framework) Stop() error {
 		errs = append(errs, f.env.Stop())
 		f.env = nil
 	}
-	if f.dir != "" {
-		errs = append(errs, os.RemoveAll(f.dir))
-		f.dir = ""
+	for _, c := range f.closers {
+		errs = append(errs, c.Close())
+	}
+	f.closers = nil
+	if f.tempDir != "" {
+		errs = append(errs, os.RemoveAll(f.tempDir))
+		f.tempDir = ""
 	}
 	return errors.Join(errs...)
+}
+
+// keepControlPlaneIn points etcd's data, the API server's certificates and both processes' output
+// into dir.
+func (f *Framework) keepControlPlaneIn(dir string) error {
+	if f.env.ControlPlane.Etcd == nil {
+		f.env.ControlPlane.Etcd = &envtest.Etcd{}
+	}
+	etcd := f.env.ControlPlane.Etcd
+	etcd.DataDir = filepath.Join(dir, "etcd")
+	apiServer := f.env.ControlPlane.GetAPIServer()
+	apiServer.CertDir = filepath.Join(dir, "apiserver")
+	for _, sub := range []string{etcd.DataDir, apiServer.CertDir} {
+		if err := os.MkdirAll(sub, 0o700); err != nil {
+			return fmt.Errorf("creating %s: %w", sub, err)
+		}
+	}
+	etcdLog, err := os.Create(filepath.Join(dir, "etcd.log"))
+	if err != nil {
+		return fmt.Errorf("creating etcd's log: %w", err)
+	}
+	f.closers = append(f.closers, etcdLog)
+	apiServerLog, err := os.Create(filepath.Join(dir, "kube-apiserver.log"))
+	if err != nil {
+		return fmt.Errorf("creating the API server's log: %w", err)
+	}
+	f.closers = append(f.closers, apiServerLog)
+	etcd.Out, etcd.Err = etcdLog, etcdLog
+	apiServer.Out, apiServer.Err = apiServerLog, apiServerLog
+	return nil
 }
 
 // CreateNamespace makes a fresh namespace for one spec.

@@ -1,0 +1,238 @@
+/*
+Copyright 2026 The Caldera Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package framework
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+)
+
+const (
+	// KWOKNodeAnnotation marks a node as simulated. KWOK started by the framework manages exactly
+	// the nodes that carry it with the value KWOKNodeAnnotationValue.
+	KWOKNodeAnnotation = "kwok.x-k8s.io/node"
+	// KWOKNodeAnnotationValue is the value of KWOKNodeAnnotation on simulated nodes.
+	KWOKNodeAnnotationValue = "fake"
+	// KWOKNodeLabel is a label on every node NewKWOKNode builds, with the value "kwok", so that
+	// pods and tools can select simulated nodes.
+	KWOKNodeLabel = "type"
+
+	// kwokPodCIDR is the range KWOK gives pod IPs from: 2^20 addresses, enough for any test.
+	kwokPodCIDR = "10.64.0.1/12"
+	// kwokStopGrace is how long KWOK has to exit after SIGTERM before it is killed.
+	kwokStopGrace = 10 * time.Second
+)
+
+// StagesPath is the file of Caldera's KWOK stages (node and pod lifecycles, pod outcomes scripted
+// through annotations). See the comment at its top.
+func StagesPath() string {
+	return filepath.Join(RepoRoot(), "config", "kwok", "stages.yaml")
+}
+
+// kwokProcess is a running kwok binary.
+type kwokProcess struct {
+	cmd     *exec.Cmd
+	logPath string
+	log     *os.File
+	done    chan struct{}
+
+	mu      sync.Mutex
+	exitErr error
+	stopped bool
+}
+
+// startKWOK starts kwok from the assets folder against the API server of cfg, with the stages of
+// StagesPath, managing the nodes annotated KWOKNodeAnnotation=KWOKNodeAnnotationValue. Its
+// kubeconfig and log go into dir.
+func startKWOK(assets, dir string, cfg *rest.Config, attachOutput bool) (*kwokProcess, error) {
+	binary := filepath.Join(assets, "kwok")
+	if _, err := os.Stat(binary); err != nil {
+		return nil, fmt.Errorf("kwok is not in the assets folder %s: run hack/kube-binaries.sh (make kube-binaries) to build it: %w", assets, err)
+	}
+	stages := StagesPath()
+	if _, err := os.Stat(stages); err != nil {
+		return nil, fmt.Errorf("reading KWOK stages: %w", err)
+	}
+	kubeconfig := filepath.Join(dir, "kwok.kubeconfig")
+	if err := WriteKubeconfig(cfg, kubeconfig); err != nil {
+		return nil, err
+	}
+	logPath := filepath.Join(dir, "kwok.log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return nil, fmt.Errorf("creating the kwok log: %w", err)
+	}
+
+	cmd := exec.Command(binary,
+		"--kubeconfig", kubeconfig,
+		"--config", stages,
+		"--manage-nodes-with-annotation-selector", KWOKNodeAnnotation+"="+KWOKNodeAnnotationValue,
+		"--cidr", kwokPodCIDR,
+	)
+	// kwok reads ~/.kwok when it has no config; keep it inside dir so runs never share state.
+	cmd.Env = append(os.Environ(), "HOME="+dir, "KUBECONFIG="+kubeconfig)
+	cmd.Dir = dir
+	var out io.Writer = logFile
+	if attachOutput {
+		out = io.MultiWriter(logFile, os.Stderr)
+	}
+	cmd.Stdout = out
+	cmd.Stderr = out
+	cmd.SysProcAttr = ChildProcAttr()
+	if err := cmd.Start(); err != nil {
+		_ = logFile.Close()
+		return nil, fmt.Errorf("starting kwok: %w", err)
+	}
+
+	p := &kwokProcess{cmd: cmd, logPath: logPath, log: logFile, done: make(chan struct{})}
+	go func() {
+		err := cmd.Wait()
+		p.mu.Lock()
+		p.exitErr = err
+		p.mu.Unlock()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+// exited reports an error when kwok ended although nobody stopped it, with the end of its log.
+func (p *kwokProcess) exited() error {
+	if p == nil {
+		return nil
+	}
+	select {
+	case <-p.done:
+	default:
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.stopped {
+		return nil
+	}
+	return fmt.Errorf("kwok exited (%v); the end of %s:\n%s", p.exitErr, p.logPath, tail(p.logPath, 20))
+}
+
+// stop sends SIGTERM, waits for kwok to end (killing it after kwokStopGrace) and closes its log.
+func (p *kwokProcess) stop() error {
+	if p == nil {
+		return nil
+	}
+	p.mu.Lock()
+	p.stopped = true
+	p.mu.Unlock()
+	defer p.log.Close()
+
+	select {
+	case <-p.done:
+		return nil
+	default:
+	}
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		return fmt.Errorf("stopping kwok: %w", err)
+	}
+	select {
+	case <-p.done:
+		return nil
+	case <-time.After(kwokStopGrace):
+	}
+	if err := p.cmd.Process.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		return fmt.Errorf("killing kwok: %w", err)
+	}
+	<-p.done
+	return nil
+}
+
+// tail returns the last n lines of the file at path, or a note why it cannot.
+func tail(path string, n int) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Sprintf("(cannot read %s: %v)", path, err)
+	}
+	lines := bytes.Split(bytes.TrimRight(data, "\n"), []byte("\n"))
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return string(bytes.Join(lines, []byte("\n")))
+}
+
+// WriteKubeconfig writes a kubeconfig for cfg (server, CA, client certificate or token, all
+// embedded) to path, readable only by its owner.
+func WriteKubeconfig(cfg *rest.Config, path string) error {
+	data, err := Kubeconfig(cfg)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		return fmt.Errorf("writing kubeconfig %s: %w", path, err)
+	}
+	return nil
+}
+
+// Kubeconfig returns a kubeconfig for cfg with its server, CA, client certificate or token embedded.
+func Kubeconfig(cfg *rest.Config) ([]byte, error) {
+	const name = "caldera"
+	cluster := &clientcmdapi.Cluster{
+		Server:                   cfg.Host,
+		CertificateAuthorityData: cfg.CAData,
+		CertificateAuthority:     cfg.CAFile,
+		InsecureSkipTLSVerify:    cfg.Insecure,
+		TLSServerName:            cfg.ServerName,
+	}
+	user := &clientcmdapi.AuthInfo{
+		ClientCertificateData: cfg.CertData,
+		ClientKeyData:         cfg.KeyData,
+		ClientCertificate:     cfg.CertFile,
+		ClientKey:             cfg.KeyFile,
+		Token:                 cfg.BearerToken,
+		TokenFile:             cfg.BearerTokenFile,
+		Username:              cfg.Username,
+		Password:              cfg.Password,
+	}
+	kc := clientcmdapi.NewConfig()
+	kc.Clusters[name] = cluster
+	kc.AuthInfos[name] = user
+	kc.Contexts[name] = &clientcmdapi.Context{Cluster: name, AuthInfo: name, Namespace: "default"}
+	kc.CurrentContext = name
+	data, err := clientcmd.Write(*kc)
+	if err != nil {
+		return nil, fmt.Errorf("encoding kubeconfig: %w", err)
+	}
+	return data, nil
+}
+
+// kwokRunning reports whether KWOK was started and has not failed; waiting helpers use it to fail
+// fast with KWOK's log instead of timing out.
+func (f *Framework) kwokRunning(context.Context) error {
+	if f.kwok == nil {
+		return errors.New("KWOK is not running: set Framework.KWOK before Start")
+	}
+	return f.kwok.exited()
+}

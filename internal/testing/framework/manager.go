@@ -1,0 +1,78 @@
+/*
+Copyright 2026 The Caldera Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package framework
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+)
+
+// StartManager builds a controller-runtime manager on the framework's API server and scheme
+// (metrics, health probes and leader election off; controller names may repeat, so every spec can
+// start its own), lets setup register controllers and runnables on it, starts it in a goroutine
+// and returns once its cache has synced. The returned stop function stops the manager, waits for
+// it to end and returns the error it ended with; call it (for example with DeferCleanup) before
+// Stop.
+func (f *Framework) StartManager(ctx context.Context, setup func(ctrl.Manager) error) (stop func() error, err error) {
+	if f.Config == nil {
+		return nil, errors.New("the framework is not started: call Start before StartManager")
+	}
+	mgr, err := ctrl.NewManager(f.Config, ctrl.Options{
+		Scheme:                 f.Scheme,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		LeaderElection:         false,
+		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("creating the manager: %w", err)
+	}
+	if setup != nil {
+		if err := setup(mgr); err != nil {
+			return nil, fmt.Errorf("setting up the manager: %w", err)
+		}
+	}
+
+	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan error, 1)
+	go func() {
+		done <- mgr.Start(runCtx)
+	}()
+	stop = func() error {
+		cancel()
+		return <-done
+	}
+
+	syncCtx, syncCancel := context.WithTimeout(ctx, Timeout)
+	defer syncCancel()
+	if !mgr.GetCache().WaitForCacheSync(syncCtx) {
+		select {
+		case err := <-done:
+			cancel()
+			return nil, fmt.Errorf("the manager ended before its cache synced: %w", err)
+		default:
+		}
+		return nil, errors.Join(fmt.Errorf("the manager's cache did not sync within %s", Timeout), stop())
+	}
+	return stop, nil
+}

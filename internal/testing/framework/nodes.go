@@ -1,0 +1,145 @@
+/*
+Copyright 2026 The Caldera Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package framework
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// NodeNamePrefix starts the name of every node CreateNodes makes: kwok-node-0, kwok-node-1, ...
+const NodeNamePrefix = "kwok-node-"
+
+// DefaultNodeCapacity is the capacity CreateNodes and NewKWOKNode give a node when none is
+// asked for: 32 CPUs, 256Gi of memory and 110 pods.
+func DefaultNodeCapacity() corev1.ResourceList {
+	return corev1.ResourceList{
+		corev1.ResourceCPU:    resource.MustParse("32"),
+		corev1.ResourceMemory: resource.MustParse("256Gi"),
+		corev1.ResourcePods:   resource.MustParse("110"),
+	}
+}
+
+// NewKWOKNode builds (without creating it) a node that KWOK started by the framework manages:
+// annotated KWOKNodeAnnotation=KWOKNodeAnnotationValue, labelled type=kwok and with the usual
+// kubernetes.io/hostname, os and arch labels, no taints, and capacity and allocatable both set to
+// capacity (DefaultNodeCapacity when nil). Change it as a test needs, then create it.
+func NewKWOKNode(name string, capacity corev1.ResourceList) *corev1.Node {
+	if capacity == nil {
+		capacity = DefaultNodeCapacity()
+	}
+	return &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: name,
+			Labels: map[string]string{
+				KWOKNodeLabel:                   "kwok",
+				corev1.LabelHostname:            name,
+				corev1.LabelOSStable:            "linux",
+				corev1.LabelArchStable:          "amd64",
+				"node-role.kubernetes.io/agent": "",
+			},
+			Annotations: map[string]string{
+				KWOKNodeAnnotation:             KWOKNodeAnnotationValue,
+				"node.alpha.kubernetes.io/ttl": "0",
+			},
+		},
+		Status: corev1.NodeStatus{
+			Capacity:    capacity.DeepCopy(),
+			Allocatable: capacity.DeepCopy(),
+		},
+	}
+}
+
+// NodeNames returns the names CreateNodes gives count nodes: kwok-node-0 to kwok-node-<count-1>.
+func NodeNames(count int) []string {
+	names := make([]string, count)
+	for i := range names {
+		names[i] = NodeNamePrefix + strconv.Itoa(i)
+	}
+	return names
+}
+
+// CreateNodes creates the nodes kwok-node-0 to kwok-node-<count-1> with NewKWOKNode and the given
+// capacity (DefaultNodeCapacity when nil), node i with the InternalIP 10.128.x.y of the number
+// i+1, and returns their names. A node of that name that
+// already exists is left as it is. Use WaitForNodesReady to wait until KWOK has made them Ready.
+func (f *Framework) CreateNodes(ctx context.Context, count int, capacity corev1.ResourceList) ([]string, error) {
+	if count < 0 {
+		return nil, fmt.Errorf("node count %d: must be 0 or more", count)
+	}
+	names := NodeNames(count)
+	for i, name := range names {
+		node := NewKWOKNode(name, capacity)
+		node.Status.Addresses = []corev1.NodeAddress{
+			{Type: corev1.NodeInternalIP, Address: fmt.Sprintf("10.128.%d.%d", (i+1)/256, (i+1)%256)},
+			{Type: corev1.NodeHostName, Address: name},
+		}
+		if err := f.Client.Create(ctx, node); err != nil && !apierrors.IsAlreadyExists(err) {
+			return nil, fmt.Errorf("creating node %s: %w", name, err)
+		}
+	}
+	return names, nil
+}
+
+// WaitForNodesReady waits until every named node has the condition Ready=True, for at most
+// Timeout. It fails at once, with KWOK's log, when KWOK is not running.
+func (f *Framework) WaitForNodesReady(ctx context.Context, names ...string) error {
+	var notReady []string
+	err := wait.PollUntilContextTimeout(ctx, Interval, Timeout, true, func(ctx context.Context) (bool, error) {
+		if err := f.kwokRunning(ctx); err != nil {
+			return false, err
+		}
+		notReady = notReady[:0]
+		for _, name := range names {
+			var node corev1.Node
+			if err := f.Client.Get(ctx, client.ObjectKey{Name: name}, &node); err != nil {
+				if apierrors.IsNotFound(err) {
+					notReady = append(notReady, name)
+					continue
+				}
+				return false, err
+			}
+			if !NodeReady(&node) {
+				notReady = append(notReady, name)
+			}
+		}
+		return len(notReady) == 0, nil
+	})
+	if err != nil && (errors.Is(err, context.DeadlineExceeded) || wait.Interrupted(err)) {
+		return fmt.Errorf("nodes %v not Ready after %s: %w", notReady, Timeout, err)
+	}
+	return err
+}
+
+// NodeReady reports whether node has the condition Ready=True.
+func NodeReady(node *corev1.Node) bool {
+	for _, c := range node.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
