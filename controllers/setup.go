@@ -35,6 +35,9 @@ type Options struct {
 	Clock clock.Clock
 	// JobWorkers is the number of jobs reconciled at once.
 	JobWorkers int
+	// Policies compiles and evaluates lifecycle-policy CEL expressions; nil means jobs with
+	// CEL conditions cannot be checked (every policy with when fails to evaluate).
+	Policies Policies
 }
 
 func (o *Options) defaults() {
@@ -52,6 +55,15 @@ func (o *Options) defaults() {
 // Setup registers every controller with the manager.
 func Setup(mgr ctrl.Manager, opts Options) error {
 	opts.defaults()
+	if err := (&JobReconciler{
+		Client:         mgr.GetClient(),
+		Clock:          opts.Clock,
+		SchedulerNames: opts.SchedulerNames,
+		Policies:       opts.Policies,
+		Workers:        opts.JobWorkers,
+	}).SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("setting up the job controller: %w", err)
+	}
 	if err := (&JobTTLReconciler{Client: mgr.GetClient(), Clock: opts.Clock}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the job TTL controller: %w", err)
 	}

@@ -152,6 +152,18 @@ func (s *Store) Pending(owner types.NamespacedName) (creates, deletes int) {
 	return 0, 0
 }
 
+// ExpectingDeletion reports whether the child with uid of owner is one the controller is
+// deleting itself, so that its disappearance is not mistaken for someone else's doing.
+func (s *Store) ExpectingDeletion(owner types.NamespacedName, uid types.UID) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p := s.live(owner); p != nil {
+		_, ok := p.deletes[uid]
+		return ok
+	}
+	return false
+}
+
 // Forget drops every expectation of owner, for example when owner is deleted.
 func (s *Store) Forget(owner types.NamespacedName) {
 	s.mu.Lock()

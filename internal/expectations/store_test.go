@@ -17,6 +17,7 @@ limitations under the License.
 package expectations
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -107,6 +108,19 @@ func TestStore(t *testing.T) {
 				clk.SetTime(clk.Now().Add(st.advance))
 				if st.forget {
 					s.Forget(owner)
+				}
+			}
+			for _, st := range tc.steps {
+				for _, u := range st.expectDelete {
+					want := !slices.Contains(st.observeDelete, u)
+					for _, later := range tc.steps {
+						if slices.Contains(later.observeDelete, u) || later.forget || later.advance >= time.Minute {
+							want = false
+						}
+					}
+					if got := s.ExpectingDeletion(owner, u); got != want {
+						t.Errorf("ExpectingDeletion(%s) = %v, want %v", u, got, want)
+					}
 				}
 			}
 			c, d := s.Pending(owner)

@@ -91,6 +91,8 @@ const (
 	JobRunningReason = "JobRunning"
 	// ProgressingReason: the job is changing phase (restarting, completing, ...).
 	ProgressingReason = "Progressing"
+	// InvalidSpecReason: the spec cannot be run as written (for example a dependsOn cycle).
+	InvalidSpecReason = "InvalidSpec"
 	// InvalidPolicyReason: a lifecycle policy does not compile or type-check.
 	InvalidPolicyReason = "InvalidPolicy"
 	// PolicyEvaluationFailedReason: a lifecycle policy failed at run time.

@@ -1,0 +1,396 @@
+/*
+Copyright 2026 The Caldera Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers_test
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	batchv1alpha1 "github.com/caldera-sh/caldera/api/batch/v1alpha1"
+	busv1alpha1 "github.com/caldera-sh/caldera/api/bus/v1alpha1"
+	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
+	"github.com/caldera-sh/caldera/controllers"
+	"github.com/caldera-sh/caldera/internal/naming"
+	"github.com/caldera-sh/caldera/internal/testing/framework"
+	"github.com/caldera-sh/caldera/internal/testing/wrappers"
+)
+
+// getJob reads the job again.
+func getJob(ctx context.Context, g Gomega, job *batchv1alpha1.Job) *batchv1alpha1.Job {
+	cur := &batchv1alpha1.Job{}
+	g.Expect(fw.Client.Get(ctx, client.ObjectKeyFromObject(job), cur)).To(Succeed())
+	return cur
+}
+
+// jobPods lists the job's pods that are not being deleted, sorted by name.
+func jobPods(ctx context.Context, g Gomega, job *batchv1alpha1.Job) []corev1.Pod {
+	list := &corev1.PodList{}
+	g.Expect(fw.Client.List(ctx, list, client.InNamespace(job.Namespace),
+		client.MatchingLabels{batchv1alpha1.JobNameKey: job.Name})).To(Succeed())
+	var out []corev1.Pod
+	for _, p := range list.Items {
+		if p.DeletionTimestamp == nil {
+			out = append(out, p)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+func podNames(pods []corev1.Pod) []string {
+	names := make([]string, len(pods))
+	for i, p := range pods {
+		names[i] = p.Name
+	}
+	return names
+}
+
+// expectPhase waits until the job reaches phase.
+func expectPhase(ctx context.Context, job *batchv1alpha1.Job, phase batchv1alpha1.JobPhase, timeout time.Duration) *batchv1alpha1.Job {
+	GinkgoHelper()
+	var cur *batchv1alpha1.Job
+	Eventually(func(g Gomega) {
+		cur = getJob(ctx, g, job)
+		g.Expect(cur.Status.State.Phase).To(Equal(phase))
+	}, timeout, framework.Interval).Should(Succeed())
+	return cur
+}
+
+func condition(job *batchv1alpha1.Job, t string) *metav1.Condition {
+	return meta.FindStatusCondition(job.Status.Conditions, t)
+}
+
+var _ = Describe("Job controller", Label("controller:job"), func() {
+	var ns string
+
+	BeforeEach(func(ctx SpecContext) {
+		ns = fw.SpecNamespace("job")
+		startControllers(ctx)
+	})
+
+	It("runs a two-task job to completion with Volcano's pods and a PodGroup", func(ctx SpecContext) {
+		job := wrappers.MakeJob("tf", ns).Scheduler(testScheduler).
+			Task("ps", 1).RunFor(2 * time.Second).
+			Task("worker", 2).RunFor(2 * time.Second).Obj()
+		Expect(fw.Client.Create(ctx, job)).To(Succeed())
+
+		Eventually(func(g Gomega) {
+			pods := jobPods(ctx, g, job)
+			g.Expect(podNames(pods)).To(Equal([]string{"tf-ps-0", "tf-worker-0", "tf-worker-1"}))
+			cur := getJob(ctx, g, job)
+			p := pods[2]
+			g.Expect(p.Labels).To(HaveKeyWithValue(batchv1alpha1.JobNameKey, "tf"))
+			g.Expect(p.Labels).To(HaveKeyWithValue(batchv1alpha1.TaskSpecKey, "worker"))
+			g.Expect(p.Labels).To(HaveKeyWithValue(batchv1alpha1.TaskIndex, "1"))
+			g.Expect(p.Annotations).To(HaveKeyWithValue(schedulingv1beta1.KubeGroupNameAnnotationKey, naming.PodGroupName("tf", cur.UID)))
+			g.Expect(p.Annotations).To(HaveKeyWithValue(batchv1alpha1.JobVersion, "0"))
+			g.Expect(p.Annotations).To(HaveKeyWithValue(batchv1alpha1.QueueNameKey, "default"))
+			g.Expect(metav1.IsControlledBy(&p, cur)).To(BeTrue())
+		}, framework.Timeout, framework.Interval).Should(Succeed())
+
+		Eventually(func(g Gomega) {
+			pg := &schedulingv1beta1.PodGroup{}
+			cur := getJob(ctx, g, job)
+			g.Expect(fw.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: naming.PodGroupName("tf", cur.UID)}, pg)).To(Succeed())
+			g.Expect(pg.Spec.MinMember).To(Equal(int32(3)))
+			g.Expect(pg.Spec.MinTaskMember).To(Equal(map[string]int32{"ps": 1, "worker": 2}))
+			g.Expect(pg.Spec.Queue).To(Equal("default"))
+		}, framework.Timeout, framework.Interval).Should(Succeed())
+
+		cur := expectPhase(ctx, job, batchv1alpha1.Completed, framework.LongTimeout)
+		Expect(cur.Status.Succeeded).To(Equal(int32(3)))
+		Expect(cur.Status.ObservedGeneration).To(Equal(cur.Generation))
+		ready := condition(cur, batchv1alpha1.ReadyCondition)
+		Expect(ready).NotTo(BeNil())
+		Expect(ready.Status).To(Equal(metav1.ConditionTrue))
+		Expect(condition(cur, batchv1alpha1.ReconcilingCondition)).To(BeNil())
+	})
+
+	It("creates a volcano job's pods only once its PodGroup is admitted", func(ctx SpecContext) {
+		job := wrappers.MakeJob("gang", ns).Task("worker", 2).Obj()
+		Expect(fw.Client.Create(ctx, job)).To(Succeed())
+
+		pg := &schedulingv1beta1.PodGroup{}
+		Eventually(func(g Gomega) {
+			cur := getJob(ctx, g, job)
+			g.Expect(fw.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: naming.PodGroupName("gang", cur.UID)}, pg)).To(Succeed())
+			g.Expect(cur.Status.State.Phase).To(Equal(batchv1alpha1.Pending))
+			g.Expect(condition(cur, batchv1alpha1.ReconcilingCondition)).NotTo(BeNil())
+		}, framework.Timeout, framework.Interval).Should(Succeed())
+		Consistently(func(g Gomega) {
+			g.Expect(jobPods(ctx, g, job)).To(BeEmpty())
+		}, framework.ConsistentlyDuration, framework.Interval).Should(Succeed())
+
+		pg.Status.Phase = schedulingv1beta1.PodGroupInqueue
+		Expect(fw.Client.Status().Update(ctx, pg)).To(Succeed())
+		Eventually(func(g Gomega) {
+			pods := jobPods(ctx, g, job)
+			g.Expect(podNames(pods)).To(Equal([]string{"gang-worker-0", "gang-worker-1"}))
+			g.Expect(pods[0].Spec.SchedulerName).To(Equal("volcano"))
+		}, framework.Timeout, framework.Interval).Should(Succeed())
+	})
+
+	It("restarts the job when a pod fails and fails it once maxRetry runs are used", func(ctx SpecContext) {
+		job := wrappers.MakeJob("retry", ns).Scheduler(testScheduler).MaxRetry(2).
+			Task("worker", 2).RunFor(time.Second).ExitCode(1).
+			Policy(wrappers.OnEvent(busv1alpha1.PodFailedEvent, busv1alpha1.RestartJobAction)).Obj()
+		Expect(fw.Client.Create(ctx, job)).To(Succeed())
+
+		cur := expectPhase(ctx, job, batchv1alpha1.Failed, framework.LongTimeout)
+		Expect(cur.Status.RetryCount).To(Equal(int32(2)))
+		Expect(cur.Status.Version).To(BeNumerically(">=", 2))
+		stalled := condition(cur, batchv1alpha1.StalledCondition)
+		Expect(stalled).NotTo(BeNil())
+		Expect(stalled.Status).To(Equal(metav1.ConditionTrue))
+		Expect(stalled.Reason).To(Equal(batchv1alpha1.JobFailedReason))
+	})
+
+	It("restarts a task on its exit code", func(ctx SpecContext) {
+		job := wrappers.MakeJob("exit", ns).Scheduler(testScheduler).MaxRetry(2).
+			Task("ps", 1).
+			Task("worker", 1).RunFor(time.Second).ExitCode(3).
+			TaskPolicy(wrappers.OnExitCode(3, busv1alpha1.RestartTaskAction)).Obj()
+		Expect(fw.Client.Create(ctx, job)).To(Succeed())
+
+		var firstPS types.UID
+		Eventually(func(g Gomega) {
+			pods := jobPods(ctx, g, job)
+			g.Expect(pods).NotTo(BeEmpty())
+			g.Expect(pods[0].Name).To(Equal("exit-ps-0"))
+			firstPS = pods[0].UID
+		}, framework.Timeout, framework.Interval).Should(Succeed())
+		cur := expectPhase(ctx, job, batchv1alpha1.Failed, framework.LongTimeout)
+		Expect(cur.Status.RetryCount).To(Equal(int32(2)))
+		// RestartTask restarted the worker only: the ps pod was left alone until the job failed.
+		Expect(cur.Status.Version).To(Equal(int32(0)))
+		_ = firstPS
+	})
+
+	It("aborts on a Command, which runs once, and resumes without counting a retry", func(ctx SpecContext) {
+		job := wrappers.MakeJob("cmd", ns).Scheduler(testScheduler).Task("worker", 2).Obj()
+		Expect(fw.Client.Create(ctx, job)).To(Succeed())
+		job = expectPhase(ctx, job, batchv1alpha1.Running, framework.LongTimeout)
+
+		Expect(fw.Client.Create(ctx, wrappers.Command("cmd-abort", job, busv1alpha1.AbortJobAction))).To(Succeed())
+		cur := expectPhase(ctx, job, batchv1alpha1.Aborted, framework.LongTimeout)
+		Expect(condition(cur, batchv1alpha1.StalledCondition).Reason).To(Equal(batchv1alpha1.JobAbortedReason))
+		Eventually(func(g Gomega) {
+			g.Expect(jobPods(ctx, g, job)).To(BeEmpty())
+			err := fw.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: "cmd-abort"}, &busv1alpha1.Command{})
+			g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "the Command is deleted when it is taken")
+		}, framework.Timeout, framework.Interval).Should(Succeed())
+
+		Expect(fw.Client.Create(ctx, wrappers.Command("cmd-resume", job, busv1alpha1.ResumeJobAction))).To(Succeed())
+		cur = expectPhase(ctx, job, batchv1alpha1.Running, framework.LongTimeout)
+		Expect(cur.Status.RetryCount).To(Equal(int32(0)))
+		Eventually(func(g Gomega) {
+			g.Expect(jobPods(ctx, g, job)).To(HaveLen(2))
+		}, framework.Timeout, framework.Interval).Should(Succeed())
+	})
+
+	It("holds the job while spec.suspend is true and resumes it from Git", func(ctx SpecContext) {
+		job := wrappers.MakeJob("pause", ns).Scheduler(testScheduler).Task("worker", 2).Obj()
+		Expect(fw.Client.Create(ctx, job)).To(Succeed())
+		job = expectPhase(ctx, job, batchv1alpha1.Running, framework.LongTimeout)
+
+		patch := client.MergeFrom(job.DeepCopy())
+		job.Spec.Suspend = ptr.To(true)
+		Expect(fw.Client.Patch(ctx, job, patch)).To(Succeed())
+		cur := expectPhase(ctx, job, batchv1alpha1.Aborted, framework.LongTimeout)
+		Eventually(func(g Gomega) {
+			cur = getJob(ctx, g, job)
+			s := condition(cur, batchv1alpha1.SuspendedCondition)
+			g.Expect(s).NotTo(BeNil())
+			g.Expect(s.Status).To(Equal(metav1.ConditionTrue))
+			g.Expect(jobPods(ctx, g, job)).To(BeEmpty())
+		}, framework.Timeout, framework.Interval).Should(Succeed())
+
+		patch = client.MergeFrom(cur.DeepCopy())
+		cur.Spec.Suspend = ptr.To(false)
+		Expect(fw.Client.Patch(ctx, cur, patch)).To(Succeed())
+		cur = expectPhase(ctx, job, batchv1alpha1.Running, framework.LongTimeout)
+		Expect(cur.Status.RetryCount).To(Equal(int32(0)))
+		Expect(condition(cur, batchv1alpha1.SuspendedCondition)).To(BeNil())
+	})
+
+	It("leaves a job whose queue does not exist Stalled, and runs it once the queue exists", func(ctx SpecContext) {
+		queue := "later-" + ns
+		job := wrappers.MakeJob("waits", ns).Scheduler(testScheduler).Queue(queue).Task("worker", 1).Obj()
+		Expect(fw.Client.Create(ctx, job)).To(Succeed())
+		Eventually(func(g Gomega) {
+			cur := getJob(ctx, g, job)
+			s := condition(cur, batchv1alpha1.StalledCondition)
+			g.Expect(s).NotTo(BeNil())
+			g.Expect(s.Reason).To(Equal(batchv1alpha1.QueueNotFoundReason))
+			g.Expect(s.Message).To(ContainSubstring("spec.queue"))
+			g.Expect(s.Message).To(ContainSubstring(queue))
+			g.Expect(cur.Status.State.Phase).To(Equal(batchv1alpha1.Pending))
+		}, framework.Timeout, framework.Interval).Should(Succeed())
+
+		Expect(fw.Client.Create(ctx, wrappers.MakeQueue(queue).Obj())).To(Succeed())
+		DeferCleanup(func(ctx SpecContext) {
+			Expect(client.IgnoreNotFound(fw.Client.Delete(ctx, wrappers.MakeQueue(queue).Obj()))).To(Succeed())
+		})
+		expectPhase(ctx, job, batchv1alpha1.Running, framework.LongTimeout)
+	})
+
+	It("scales a task in place when replicas change from Git", func(ctx SpecContext) {
+		job := wrappers.MakeJob("scale", ns).Scheduler(testScheduler).Task("worker", 3).Obj()
+		Expect(fw.Client.Create(ctx, job)).To(Succeed())
+		job = expectPhase(ctx, job, batchv1alpha1.Running, framework.LongTimeout)
+		var keep types.UID
+		Eventually(func(g Gomega) {
+			pods := jobPods(ctx, g, job)
+			g.Expect(pods).To(HaveLen(3))
+			keep = pods[0].UID
+		}, framework.Timeout, framework.Interval).Should(Succeed())
+
+		patch := client.MergeFrom(job.DeepCopy())
+		job.Spec.Tasks[0].Replicas = 1
+		Expect(fw.Client.Patch(ctx, job, patch)).To(Succeed())
+		Eventually(func(g Gomega) {
+			pods := jobPods(ctx, g, job)
+			g.Expect(podNames(pods)).To(Equal([]string{"scale-worker-0"}))
+			g.Expect(pods[0].UID).To(Equal(keep))
+			cur := getJob(ctx, g, job)
+			g.Expect(cur.Status.Version).To(Equal(int32(0)))
+			g.Expect(cur.Status.ObservedGeneration).To(Equal(cur.Generation))
+		}, framework.Timeout, framework.Interval).Should(Succeed())
+	})
+
+	It("restarts the job at a new version when a pod template changes, without counting a retry", func(ctx SpecContext) {
+		job := wrappers.MakeJob("edit", ns).Scheduler(testScheduler).Task("worker", 2).Obj()
+		Expect(fw.Client.Create(ctx, job)).To(Succeed())
+		job = expectPhase(ctx, job, batchv1alpha1.Running, framework.LongTimeout)
+
+		patch := client.MergeFrom(job.DeepCopy())
+		job.Spec.Tasks[0].Template.Spec.Containers[0].Image = "busybox:1.37"
+		Expect(fw.Client.Patch(ctx, job, patch)).To(Succeed())
+		Eventually(func(g Gomega) {
+			cur := getJob(ctx, g, job)
+			g.Expect(cur.Status.Version).To(Equal(int32(1)))
+			g.Expect(cur.Status.RetryCount).To(Equal(int32(0)))
+			g.Expect(cur.Status.State.Phase).To(Equal(batchv1alpha1.Running))
+			pods := jobPods(ctx, g, job)
+			g.Expect(pods).To(HaveLen(2))
+			for _, p := range pods {
+				g.Expect(p.Spec.Containers[0].Image).To(Equal("busybox:1.37"))
+				g.Expect(p.Annotations).To(HaveKeyWithValue(batchv1alpha1.JobVersion, "1"))
+			}
+		}, framework.LongTimeout, framework.Interval).Should(Succeed())
+	})
+
+	It("restarts the job when a pod is evicted, without consuming a retry", func(ctx SpecContext) {
+		job := wrappers.MakeJob("evict", ns).Scheduler(testScheduler).Task("worker", 2).
+			Policy(wrappers.OnEvent(busv1alpha1.PodEvictedEvent, busv1alpha1.RestartJobAction)).Obj()
+		Expect(fw.Client.Create(ctx, job)).To(Succeed())
+		job = expectPhase(ctx, job, batchv1alpha1.Running, framework.LongTimeout)
+
+		victim := &corev1.Pod{}
+		Expect(fw.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: "evict-worker-1"}, victim)).To(Succeed())
+		Expect(fw.Client.Delete(ctx, victim)).To(Succeed())
+		Eventually(func(g Gomega) {
+			cur := getJob(ctx, g, job)
+			g.Expect(cur.Status.Version).To(Equal(int32(1)))
+			g.Expect(cur.Status.RetryCount).To(Equal(int32(0)))
+			g.Expect(cur.Status.State.Phase).To(Equal(batchv1alpha1.Running))
+		}, framework.LongTimeout, framework.Interval).Should(Succeed())
+	})
+
+	It("makes the svc and env plugins' objects and settings", func(ctx SpecContext) {
+		job := wrappers.MakeJob("mpi", ns).Scheduler(testScheduler).Plugin("svc").Plugin("env").
+			Task("master", 1).Task("worker", 2).Obj()
+		Expect(fw.Client.Create(ctx, job)).To(Succeed())
+		Eventually(func(g Gomega) {
+			cm := &corev1.ConfigMap{}
+			g.Expect(fw.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: "mpi-svc"}, cm)).To(Succeed())
+			g.Expect(cm.Data).To(HaveKeyWithValue("worker.host", "mpi-worker-0.mpi\nmpi-worker-1.mpi"))
+			svc := &corev1.Service{}
+			g.Expect(fw.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: "mpi"}, svc)).To(Succeed())
+			g.Expect(svc.Spec.ClusterIP).To(Equal(corev1.ClusterIPNone))
+			pods := jobPods(ctx, g, job)
+			g.Expect(pods).To(HaveLen(3))
+			w := pods[2]
+			g.Expect(w.Spec.Hostname).To(Equal("mpi-worker-1"))
+			g.Expect(w.Spec.Subdomain).To(Equal("mpi"))
+			g.Expect(w.Spec.Containers[0].Env).To(ContainElement(corev1.EnvVar{Name: "VC_TASK_INDEX", Value: "1"}))
+			cur := getJob(ctx, g, job)
+			g.Expect(cur.Status.ControlledResources).To(HaveKeyWithValue("plugin-svc", "svc"))
+		}, framework.Timeout, framework.Interval).Should(Succeed())
+	})
+
+	It("deletes an aborted job once its TTL has passed", func(ctx SpecContext) {
+		job := wrappers.MakeJob("ttl", ns).Scheduler(testScheduler).TTL(1).Task("worker", 1).Obj()
+		Expect(fw.Client.Create(ctx, job)).To(Succeed())
+		job = expectPhase(ctx, job, batchv1alpha1.Running, framework.LongTimeout)
+		Expect(fw.Client.Create(ctx, wrappers.Command("ttl-abort", job, busv1alpha1.AbortJobAction))).To(Succeed())
+		Eventually(func(g Gomega) {
+			err := fw.Client.Get(ctx, client.ObjectKeyFromObject(job), &batchv1alpha1.Job{})
+			g.Expect(apierrors.IsNotFound(err)).To(BeTrue())
+		}, framework.LongTimeout, framework.Interval).Should(Succeed())
+	})
+})
+
+var _ = Describe("Job controller restarts", Label("controller:job"), func() {
+	It("leaves exactly the expected pods when the manager restarts in the middle of pod creation", func(ctx SpecContext) {
+		ns := fw.SpecNamespace("restart")
+		const replicas = 60
+		job := wrappers.MakeJob("big", ns).Scheduler(testScheduler).Task("worker", replicas).Obj()
+
+		// The first manager has no binder: its pods stay unbound, which does not matter here.
+		stop, err := fw.StartManager(ctx, func(mgr ctrl.Manager) error {
+			return controllers.Setup(mgr, controllers.Options{SchedulerNames: []string{"volcano"}})
+		})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(fw.Client.Create(ctx, job)).To(Succeed())
+		Eventually(func(g Gomega) {
+			g.Expect(len(jobPods(ctx, g, job))).To(BeNumerically(">", 0))
+		}, framework.Timeout, 10*time.Millisecond).Should(Succeed())
+		Expect(stop()).To(Succeed())
+
+		startControllers(ctx)
+		Eventually(func(g Gomega) {
+			pods := jobPods(ctx, g, job)
+			g.Expect(pods).To(HaveLen(replicas))
+			seen := map[string]bool{}
+			for _, p := range pods {
+				seen[p.Name] = true
+			}
+			for i := range replicas {
+				g.Expect(seen).To(HaveKey(fmt.Sprintf("big-worker-%d", i)))
+			}
+		}, framework.LongTimeout, framework.Interval).Should(Succeed())
+		Consistently(func(g Gomega) {
+			all := &corev1.PodList{}
+			g.Expect(fw.Client.List(ctx, all, client.InNamespace(ns))).To(Succeed())
+			g.Expect(all.Items).To(HaveLen(replicas))
+		}, framework.ConsistentlyDuration, framework.Interval).Should(Succeed())
+	})
+})

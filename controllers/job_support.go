@@ -1,0 +1,156 @@
+/*
+Copyright 2026 The Caldera Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"strconv"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	batchv1alpha1 "github.com/caldera-sh/caldera/api/batch/v1alpha1"
+	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
+	"github.com/caldera-sh/caldera/internal/lifecycle"
+)
+
+// Policies is the CEL side of lifecycle policies.
+type Policies interface {
+	// Check compiles every when expression of the job (spec.policies, tasks[*].policies and the
+	// caldera.sh/policies annotation) and decodes the annotation. It returns the annotation's
+	// policies, and an error per bad policy, naming it.
+	Check(job *batchv1alpha1.Job) ([]batchv1alpha1.LifecyclePolicy, field.ErrorList)
+	// When returns the evaluator of when expressions for one request about the job.
+	When(job *batchv1alpha1.Job, pods []*corev1.Pod, req lifecycle.Request) lifecycle.WhenFunc
+}
+
+// jobOwner returns the controller reference of o when it is a batch.volcano.sh Job.
+func jobOwner(o metav1.Object) *metav1.OwnerReference {
+	ref := metav1.GetControllerOf(o)
+	if ref == nil || ref.Kind != "Job" || ref.APIVersion != batchv1alpha1.GroupVersion.String() {
+		return nil
+	}
+	return ref
+}
+
+// podJob returns the pod and the key of its job, when o is a pod controlled by a Job.
+func podJob(o client.Object) (*corev1.Pod, types.NamespacedName, bool) {
+	pod, ok := o.(*corev1.Pod)
+	if !ok {
+		return nil, types.NamespacedName{}, false
+	}
+	ref := jobOwner(pod)
+	if ref == nil {
+		return pod, types.NamespacedName{}, false
+	}
+	return pod, types.NamespacedName{Namespace: pod.Namespace, Name: ref.Name}, true
+}
+
+// isJobRef reports whether a Command target is a batch.volcano.sh Job.
+func isJobRef(t *metav1.OwnerReference) bool {
+	return t != nil && t.Kind == "Job" && t.APIVersion == batchv1alpha1.GroupVersion.String()
+}
+
+// effectiveQueue is the queue of a job: spec.queue, or default.
+func effectiveQueue(q string) string {
+	if q == "" {
+		return schedulingv1beta1.DefaultQueue
+	}
+	return q
+}
+
+// delayStore keeps each job's delayed actions (policies with a timeout). They are derived
+// again from the pods' own timestamps after a restart, so losing them costs nothing.
+type delayStore struct {
+	mu   sync.Mutex
+	jobs map[types.NamespacedName]lifecycle.Delays
+}
+
+func newDelayStore() *delayStore {
+	return &delayStore{jobs: map[types.NamespacedName]lifecycle.Delays{}}
+}
+
+func (s *delayStore) get(key types.NamespacedName) lifecycle.Delays {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.jobs[key]
+}
+
+func (s *delayStore) set(key types.NamespacedName, ds lifecycle.Delays) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(ds) == 0 {
+		delete(s.jobs, key)
+		return
+	}
+	s.jobs[key] = ds
+}
+
+func (s *delayStore) forget(key types.NamespacedName) { s.set(key, nil) }
+
+// writtenVersions remembers the resourceVersion of each job's last status write, so that a
+// reconcile that reads an older copy from the cache waits for the cache instead of deciding on
+// a status it has already moved past.
+type writtenVersions struct {
+	mu   sync.Mutex
+	jobs map[types.NamespacedName]uint64
+}
+
+func newWrittenVersions() *writtenVersions {
+	return &writtenVersions{jobs: map[types.NamespacedName]uint64{}}
+}
+
+func (w *writtenVersions) record(job *batchv1alpha1.Job) {
+	rv, err := strconv.ParseUint(job.ResourceVersion, 10, 64)
+	if err != nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.jobs[client.ObjectKeyFromObject(job)] = rv
+}
+
+// stale reports whether the cached job is older than our last write of it. Resource versions
+// are compared as numbers, which holds for the etcd-backed API server; an unparsable one is
+// never stale.
+func (w *writtenVersions) stale(job *batchv1alpha1.Job) bool {
+	rv, err := strconv.ParseUint(job.ResourceVersion, 10, 64)
+	if err != nil {
+		return false
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	key := client.ObjectKeyFromObject(job)
+	written, ok := w.jobs[key]
+	if !ok {
+		return false
+	}
+	if rv >= written {
+		delete(w.jobs, key)
+		return false
+	}
+	return true
+}
+
+func (w *writtenVersions) forget(key types.NamespacedName) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	delete(w.jobs, key)
+}

@@ -1,0 +1,236 @@
+/*
+Copyright 2026 The Caldera Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package wrappers builds test objects fluently: MakeJob("tf", ns).Task(...).Obj().
+package wrappers
+
+import (
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	batchv1alpha1 "github.com/caldera-sh/caldera/api/batch/v1alpha1"
+	busv1alpha1 "github.com/caldera-sh/caldera/api/bus/v1alpha1"
+	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
+)
+
+// Annotations the KWOK stages of config/kwok read on a pod.
+const (
+	// SimulateRunTime is how long a simulated pod runs before it finishes.
+	SimulateRunTime = "caldera.sh/simulate-run-time"
+	// SimulateExitCode is the exit code a simulated pod finishes with.
+	SimulateExitCode = "caldera.sh/simulate-exit-code"
+)
+
+// JobWrapper builds a batch.volcano.sh Job.
+type JobWrapper struct{ batchv1alpha1.Job }
+
+// MakeJob starts a job with no tasks.
+func MakeJob(name, namespace string) *JobWrapper {
+	return &JobWrapper{batchv1alpha1.Job{
+		TypeMeta:   metav1.TypeMeta{APIVersion: batchv1alpha1.GroupVersion.String(), Kind: "Job"},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
+	}}
+}
+
+// Obj returns the job.
+func (w *JobWrapper) Obj() *batchv1alpha1.Job { return w.Job.DeepCopy() }
+
+// Task adds a task of replicas pods running busybox with small requests.
+func (w *JobWrapper) Task(name string, replicas int32) *JobWrapper {
+	w.Spec.Tasks = append(w.Spec.Tasks, batchv1alpha1.TaskSpec{
+		Name:     name,
+		Replicas: replicas,
+		Template: corev1.PodTemplateSpec{
+			ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{}},
+			Spec: corev1.PodSpec{
+				RestartPolicy: corev1.RestartPolicyNever,
+				Containers: []corev1.Container{{
+					Name:  name,
+					Image: "busybox",
+					Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
+						corev1.ResourceCPU:    resource.MustParse("100m"),
+						corev1.ResourceMemory: resource.MustParse("64Mi"),
+					}},
+				}},
+			},
+		},
+	})
+	return w
+}
+
+func (w *JobWrapper) lastTask() *batchv1alpha1.TaskSpec { return &w.Spec.Tasks[len(w.Spec.Tasks)-1] }
+
+// RunFor makes the last task's pods finish after d under KWOK, with exit code 0.
+func (w *JobWrapper) RunFor(d time.Duration) *JobWrapper {
+	w.lastTask().Template.Annotations[SimulateRunTime] = d.String()
+	return w
+}
+
+// ExitCode makes the last task's pods finish with code under KWOK.
+func (w *JobWrapper) ExitCode(code int) *JobWrapper {
+	w.lastTask().Template.Annotations[SimulateExitCode] = itoa(code)
+	return w
+}
+
+// TaskMinAvailable sets the last task's minAvailable.
+func (w *JobWrapper) TaskMinAvailable(n int32) *JobWrapper {
+	w.lastTask().MinAvailable = ptr.To(n)
+	return w
+}
+
+// TaskMaxRetry sets the last task's maxRetry.
+func (w *JobWrapper) TaskMaxRetry(n int32) *JobWrapper {
+	w.lastTask().MaxRetry = n
+	return w
+}
+
+// TaskPolicy adds a policy to the last task.
+func (w *JobWrapper) TaskPolicy(p batchv1alpha1.LifecyclePolicy) *JobWrapper {
+	w.lastTask().Policies = append(w.lastTask().Policies, p)
+	return w
+}
+
+// DependsOn makes the last task wait for tasks.
+func (w *JobWrapper) DependsOn(tasks ...string) *JobWrapper {
+	w.lastTask().DependsOn = &batchv1alpha1.DependsOn{Name: tasks}
+	return w
+}
+
+// Policy adds a job-level policy.
+func (w *JobWrapper) Policy(p batchv1alpha1.LifecyclePolicy) *JobWrapper {
+	w.Spec.Policies = append(w.Spec.Policies, p)
+	return w
+}
+
+// OnEvent is a policy taking action on event.
+func OnEvent(event busv1alpha1.Event, action busv1alpha1.Action) batchv1alpha1.LifecyclePolicy {
+	return batchv1alpha1.LifecyclePolicy{Event: event, Action: action}
+}
+
+// OnExitCode is a policy taking action on a pod failing with code.
+func OnExitCode(code int32, action busv1alpha1.Action) batchv1alpha1.LifecyclePolicy {
+	return batchv1alpha1.LifecyclePolicy{ExitCode: ptr.To(code), Action: action}
+}
+
+// When is a policy taking action when the CEL expression holds (on event, if given).
+func When(expr string, event busv1alpha1.Event, action busv1alpha1.Action) batchv1alpha1.LifecyclePolicy {
+	return batchv1alpha1.LifecyclePolicy{When: expr, Event: event, Action: action}
+}
+
+// Scheduler sets spec.schedulerName.
+func (w *JobWrapper) Scheduler(name string) *JobWrapper {
+	w.Spec.SchedulerName = name
+	return w
+}
+
+// Queue sets spec.queue.
+func (w *JobWrapper) Queue(name string) *JobWrapper {
+	w.Spec.Queue = name
+	return w
+}
+
+// MinAvailable sets spec.minAvailable.
+func (w *JobWrapper) MinAvailable(n int32) *JobWrapper {
+	w.Spec.MinAvailable = n
+	return w
+}
+
+// MinSuccess sets spec.minSuccess.
+func (w *JobWrapper) MinSuccess(n int32) *JobWrapper {
+	w.Spec.MinSuccess = ptr.To(n)
+	return w
+}
+
+// MaxRetry sets spec.maxRetry.
+func (w *JobWrapper) MaxRetry(n int32) *JobWrapper {
+	w.Spec.MaxRetry = n
+	return w
+}
+
+// Suspend sets spec.suspend.
+func (w *JobWrapper) Suspend(b bool) *JobWrapper {
+	w.Spec.Suspend = ptr.To(b)
+	return w
+}
+
+// Plugin enables a job plugin with arguments.
+func (w *JobWrapper) Plugin(name string, args ...string) *JobWrapper {
+	if w.Spec.Plugins == nil {
+		w.Spec.Plugins = map[string][]string{}
+	}
+	w.Spec.Plugins[name] = args
+	return w
+}
+
+// Annotation sets an annotation on the job.
+func (w *JobWrapper) Annotation(key, value string) *JobWrapper {
+	if w.Annotations == nil {
+		w.Annotations = map[string]string{}
+	}
+	w.Annotations[key] = value
+	return w
+}
+
+// TTL sets spec.ttlSecondsAfterFinished.
+func (w *JobWrapper) TTL(seconds int32) *JobWrapper {
+	w.Spec.TTLSecondsAfterFinished = ptr.To(seconds)
+	return w
+}
+
+// QueueWrapper builds a Queue.
+type QueueWrapper struct{ schedulingv1beta1.Queue }
+
+// MakeQueue starts a queue of weight 1.
+func MakeQueue(name string) *QueueWrapper {
+	return &QueueWrapper{schedulingv1beta1.Queue{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec:       schedulingv1beta1.QueueSpec{Weight: 1},
+	}}
+}
+
+// Weight sets spec.weight.
+func (w *QueueWrapper) Weight(n int32) *QueueWrapper {
+	w.Spec.Weight = n
+	return w
+}
+
+// Capability sets spec.capability.
+func (w *QueueWrapper) Capability(list corev1.ResourceList) *QueueWrapper {
+	w.Spec.Capability = list
+	return w
+}
+
+// Obj returns the queue.
+func (w *QueueWrapper) Obj() *schedulingv1beta1.Queue { return w.Queue.DeepCopy() }
+
+// Command is a Command with action targeting job.
+func Command(name string, job *batchv1alpha1.Job, action busv1alpha1.Action) *busv1alpha1.Command {
+	return &busv1alpha1.Command{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: job.Namespace},
+		Action:     string(action),
+		TargetObject: &metav1.OwnerReference{
+			APIVersion: batchv1alpha1.GroupVersion.String(), Kind: "Job", Name: job.Name, UID: job.UID,
+		},
+	}
+}
+
+func itoa(n int) string {
+	return resource.NewQuantity(int64(n), resource.DecimalSI).String()
+}
