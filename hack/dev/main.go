@@ -19,7 +19,7 @@ limitations under the License.
 // prints every phase change of the Jobs, PodGroups and pods they make, until Ctrl-C. Everything
 // it writes lives in one temporary data folder, removed at the end unless -keep is given.
 //
-//	go run ./hack/dev [-f samples/dev/] [-nodes 4] [-exit-when-done] [-timeout 5m] [-keep]
+//	go run ./hack/dev [-f samples/dev/] [-nodes 4] [-exit-when-done] [-timeout 5m] [-keep] [-manager=false]
 package main
 
 import (
@@ -49,6 +49,7 @@ type options struct {
 	exitWhenDone bool
 	timeout      time.Duration
 	keep         bool
+	manager      bool
 }
 
 func parseFlags() (*options, error) {
@@ -58,6 +59,7 @@ func parseFlags() (*options, error) {
 	flag.BoolVar(&o.exitWhenDone, "exit-when-done", false, "Exit 0 once every applied batch.volcano.sh Job is Completed; exit 1 when one ends Failed, Terminated or Aborted, or after -timeout.")
 	flag.DurationVar(&o.timeout, "timeout", 5*time.Minute, "With -exit-when-done: how long the Jobs have to complete.")
 	flag.BoolVar(&o.keep, "keep", false, "Keep the data folder (etcd data, kubeconfig, logs) at the end.")
+	flag.BoolVar(&o.manager, "manager", true, "Build and start ./cmd/manager; with -manager=false, run your own (for example in a debugger) against the printed KUBECONFIG.")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected arguments %q: manifests are given with -f", flag.Args())
@@ -160,11 +162,14 @@ func (d *dev) run(ctx context.Context) int {
 	if err == nil {
 		err = d.fw.WaitForNodesReady(ctx, names...)
 	}
+	if ctx.Err() != nil {
+		return interrupted(d)
+	}
 	if err != nil {
 		d.say("bringing up the KWOK nodes: %v", err)
 		return 1
 	}
-	d.say("etcd, kube-apiserver (CRDs installed) and KWOK with %d Ready nodes are up in %s", len(names), d.clock.Since(started).Round(100*time.Millisecond))
+	d.say("etcd, kube-apiserver (CRDs installed) and KWOK are up with %d Ready nodes in %s", len(names), d.clock.Since(started).Round(100*time.Millisecond))
 
 	kubeconfig := filepath.Join(d.dataDir, "kubeconfig")
 	if err := framework.WriteKubeconfig(d.fw.Config, kubeconfig); err != nil {
@@ -181,9 +186,15 @@ func (d *dev) run(ctx context.Context) int {
 	fmt.Printf("# logs: %s\n\n", filepath.Join(d.dataDir, "{manager,kwok,kube-apiserver,etcd}.log"))
 
 	binary, err := build.wait()
+	if ctx.Err() != nil {
+		return interrupted(d)
+	}
 	if err != nil {
 		d.say("%v", err)
-		return 1
+		if d.opts.exitWhenDone {
+			return 1
+		}
+		d.say("going on without a manager: fix the build and restart, or run one yourself against the KUBECONFIG above")
 	}
 	var managerDied <-chan struct{}
 	if binary != "" {
@@ -199,6 +210,9 @@ func (d *dev) run(ctx context.Context) int {
 	}
 
 	applied, err := d.apply(ctx, d.opts.files)
+	if ctx.Err() != nil {
+		return interrupted(d)
+	}
 	if err != nil {
 		d.say("applying %s: %v", d.opts.files, err)
 		if d.opts.exitWhenDone {
@@ -206,6 +220,9 @@ func (d *dev) run(ctx context.Context) int {
 		}
 	}
 	w, err := d.watch(ctx, applied)
+	if ctx.Err() != nil {
+		return interrupted(d)
+	}
 	if err != nil {
 		d.say("watching: %v", err)
 		return 1
@@ -224,8 +241,7 @@ func (d *dev) run(ctx context.Context) int {
 	}
 	select {
 	case <-ctx.Done():
-		d.say("interrupted")
-		return 0
+		return interrupted(d)
 	case <-managerDied:
 		d.say("the manager exited: %v; the end of %s:\n%s", d.manager.exitErr(), d.manager.logPath, d.manager.tail(20))
 		if d.opts.exitWhenDone {
@@ -244,6 +260,12 @@ func (d *dev) run(ctx context.Context) int {
 		d.say("timed out after %s: %s", d.opts.timeout, w.pending())
 		return 1
 	}
+}
+
+// interrupted reports a Ctrl-C, after which dev tears down and exits 0.
+func interrupted(d *dev) int {
+	d.say("interrupted")
+	return 0
 }
 
 // teardown stops the manager, KWOK, kube-apiserver and etcd, in that order, and removes the data
@@ -281,6 +303,11 @@ type managerBuild struct {
 // repository has no ./cmd/manager yet, it says so and the run goes on without a manager.
 func (d *dev) buildManager(ctx context.Context, repo string) *managerBuild {
 	b := &managerBuild{done: make(chan struct{})}
+	if !d.opts.manager {
+		d.say("-manager=false: not starting a manager; run your own against the KUBECONFIG printed below")
+		close(b.done)
+		return b
+	}
 	if _, err := os.Stat(filepath.Join(repo, "cmd", "manager")); err != nil {
 		d.say("./cmd/manager does not exist yet: running without a manager, so nothing will schedule or run the Jobs")
 		close(b.done)
