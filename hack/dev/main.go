@@ -183,7 +183,7 @@ func (d *dev) run(ctx context.Context) int {
 	}
 	fmt.Printf("\nexport KUBECONFIG=%s\n", kubeconfig)
 	fmt.Printf("# kubectl is at %s\n", filepath.Join(assets, "kubectl"))
-	fmt.Printf("# logs: %s\n\n", filepath.Join(d.dataDir, "{manager,kwok,kube-apiserver,etcd}.log"))
+	fmt.Printf("# logs: %s\n\n", filepath.Join(d.dataDir, "{kwok,kube-apiserver,etcd}.log"))
 
 	binary, err := build.wait()
 	if ctx.Err() != nil {
@@ -206,7 +206,7 @@ func (d *dev) run(ctx context.Context) int {
 			return 1
 		}
 		managerDied = d.manager.done
-		d.say("manager started (pid %d)", d.manager.cmd.Process.Pid)
+		d.say("manager started (pid %d), logging to %s", d.manager.cmd.Process.Pid, d.manager.logPath)
 	}
 
 	applied, err := d.apply(ctx, d.opts.files)
