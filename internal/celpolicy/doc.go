@@ -171,13 +171,18 @@ which YAML would read otherwise: when: "!has(pod.name)".
 # Limits
 
 An expression is at most 4096 characters long and nests at most four macros (all, exists,
-exists_one, map, filter). Before it runs, its worst-case cost is estimated from realistic bounds
-on the variables (64 tasks, 64 containers, 64 labels, ...) and it is rejected when the estimate is
-above 1,000,000 (DefaultMaxEstimatedCost). While it runs, an evaluation that does more than
-1,000,000 units of work (DefaultCostLimit, the limit Kubernetes sets per CEL rule) is stopped with
-an error: a heavy or hostile expression is stopped by the cost limit, never by a timeout.
-Expressions cannot create objects, and only CEL's standard functions and optional values are
-available.
+exists_one, map, filter); only CEL's standard functions and optional values are available, and
+expressions cannot create objects.
+
+Its cost is bounded before it runs. When it is applied, its worst-case cost is estimated from
+bounds on the variables (64 labels, annotations, tasks and containers, 32 pod conditions, 256 KiB
+annotation values, 4096-character messages, ...) and it is rejected when the estimate is above
+100,000 (DefaultMaxEstimatedCost; a cost unit is roughly one simple operation, some tens of
+nanoseconds). When it runs on values within those bounds, that estimate holds. When a value it
+reads is larger, the cost is estimated again from the actual sizes, and if that estimate is above
+the run-time limit of 100,000 (DefaultCostLimit) the expression is not run and fails with an error
+that names the large value. A heavy or hostile expression is thus stopped by the cost limit,
+never by a timeout, and never after it has spent its budget.
 
 # Errors
 

@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/google/cel-go/cel"
@@ -29,7 +30,6 @@ import (
 	"github.com/google/cel-go/common/ast"
 	"github.com/google/cel-go/common/operators"
 	"github.com/google/cel-go/common/types"
-	"github.com/google/cel-go/interpreter"
 
 	batchv1alpha1 "github.com/caldera-sh/caldera/api/batch/v1alpha1"
 )
@@ -38,11 +38,11 @@ const (
 	// MaxExpressionLength is the longest expression accepted, in characters; it is the
 	// MaxLength of LifecyclePolicy.when.
 	MaxExpressionLength = 4096
-	// DefaultCostLimit is the default run-time cost limit of one evaluation, the limit
-	// Kubernetes sets per CEL validation rule call.
-	DefaultCostLimit uint64 = 1_000_000
+	// DefaultCostLimit is the default run-time cost limit of one evaluation, a tenth of the limit
+	// Kubernetes sets per CEL validation rule call: a policy runs on every event of its job.
+	DefaultCostLimit uint64 = 100_000
 	// DefaultMaxEstimatedCost is the default limit on the compile-time worst-case cost estimate.
-	DefaultMaxEstimatedCost uint64 = 1_000_000
+	DefaultMaxEstimatedCost uint64 = 100_000
 	// DefaultCacheSize is the default number of compiled expressions (and of decoded
 	// annotations) an Engine keeps.
 	DefaultCacheSize = 1024
@@ -62,8 +62,9 @@ type options struct {
 	cacheSize        int
 }
 
-// WithCostLimit sets the run-time cost limit of one evaluation: an evaluation that goes over it
-// is stopped with an EvalError wrapping ErrCostLimitExceeded. 0 keeps the default.
+// WithCostLimit sets the run-time cost limit of one evaluation: an expression that could cost
+// more on the input it is given is not run, and fails with an EvalError wrapping
+// ErrCostLimitExceeded. 0 keeps the default.
 func WithCostLimit(limit uint64) Option {
 	return func(o *options) {
 		if limit > 0 {
@@ -224,7 +225,6 @@ func (e *Engine) compile(expr string) (*Expression, error) {
 			est.Max, e.maxEstimatedCost)})
 	}
 	prg, err := e.env.Program(checked,
-		cel.CostLimit(e.costLimit),
 		cel.InterruptCheckFrequency(interruptCheckFrequency),
 		cel.EvalOptions(cel.OptOptimize),
 	)
@@ -233,12 +233,24 @@ func (e *Engine) compile(expr string) (*Expression, error) {
 	}
 	return &Expression{
 		text:      expr,
+		env:       e.env,
+		checked:   checked,
 		program:   prg,
 		minCost:   est.Min,
 		maxCost:   est.Max,
 		costLimit: e.costLimit,
 		taskRefs:  taskReferences(checked.NativeRep()),
+		vars:      referencedVars(checked.NativeRep()),
 	}, nil
+}
+
+// referencedVars returns the variables an expression reads.
+func referencedVars(a *ast.AST) varBit {
+	var vars varBit
+	for _, r := range a.ReferenceMap() {
+		vars |= varBits[r.Name]
+	}
+	return vars
 }
 
 func typeName(t *types.Type) string {
@@ -301,14 +313,41 @@ func taskReferences(a *ast.AST) []string {
 	return out
 }
 
-// Expression is a compiled policy condition. It is immutable and safe for concurrent use.
+// Expression is a compiled policy condition. It is safe for concurrent use.
+//
+// The run-time cost limit is enforced before the expression runs, from the sizes of the values it
+// reads: when they are within the bounds the compile-time estimate assumed (see
+// Input.WithinBounds), that estimate bounds the cost; otherwise the cost is estimated again with
+// the actual sizes, and an expression that could go over the limit does not run. Either way the
+// evaluation itself is not tracked: cel-go's run-time cost tracker makes a comprehension take time
+// quadratic in its length, which a guard against heavy expressions cannot afford.
 type Expression struct {
 	text      string
+	env       *cel.Env
+	checked   *cel.Ast
 	program   cel.Program
 	minCost   uint64
 	maxCost   uint64
 	costLimit uint64
 	taskRefs  []string
+	vars      varBit
+
+	trackedOnce sync.Once
+	tracked     cel.Program
+	trackedErr  error
+}
+
+// trackedProgram returns a program that tracks its cost and stops at the run-time cost limit,
+// planning it on first use. Evaluation does not use it; it measures the actual cost in tests.
+func (x *Expression) trackedProgram() (cel.Program, error) {
+	x.trackedOnce.Do(func() {
+		x.tracked, x.trackedErr = x.env.Program(x.checked,
+			cel.CostLimit(x.costLimit),
+			cel.InterruptCheckFrequency(interruptCheckFrequency),
+			cel.EvalOptions(cel.OptOptimize),
+		)
+	})
+	return x.tracked, x.trackedErr
 }
 
 // String returns the expression's text.
@@ -338,6 +377,9 @@ func (x *Expression) EvaluateBool(ctx context.Context, in *Input) (bool, error) 
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	if err := x.checkCost(in); err != nil {
+		return false, err
+	}
 	out, _, err := x.program.ContextEval(ctx, in)
 	if err != nil {
 		return false, x.evalError(ctx, err)
@@ -349,13 +391,58 @@ func (x *Expression) EvaluateBool(ctx context.Context, in *Input) (bool, error) 
 	return bool(b), nil
 }
 
+// checkCost returns an error wrapping ErrCostLimitExceeded when the expression could cost more
+// than the run-time limit on in.
+func (x *Expression) checkCost(in *Input) error {
+	if x.maxCost <= x.costLimit && x.vars&^in.fitting() == 0 {
+		return nil
+	}
+	bound, err := x.costBound(in)
+	if err != nil {
+		return &EvalError{Expression: x.text, Err: fmt.Errorf("%w: its cost cannot be bounded: %v", ErrCostLimitExceeded, err)}
+	}
+	if bound <= x.costLimit {
+		return nil
+	}
+	actual := in.measure(x.vars)
+	var big []string
+	for _, name := range variableNames {
+		big = append(big, oversize(name, actual[name], varShapes[name], 3-len(big))...)
+	}
+	why := ""
+	if len(big) > 0 {
+		why = ", where " + strings.Join(big, ", ") + ","
+	}
+	return &EvalError{Expression: x.text, Err: fmt.Errorf(
+		"%w: on this job's data%s it could cost up to %d, above the run-time limit of %d, so it was not run: simplify it, or make the values it iterates over smaller",
+		ErrCostLimitExceeded, why, bound, x.costLimit)}
+}
+
+// costBound estimates the greatest cost of the expression on in, from the actual sizes of the
+// variables it reads.
+func (x *Expression) costBound(in *Input) (uint64, error) {
+	est, err := x.env.EstimateCost(x.checked, estimator{shapes: in.measure(x.vars)})
+	if err != nil {
+		return 0, err
+	}
+	return est.Max, nil
+}
+
+// actualCost evaluates the expression under cost tracking and returns the cost it took.
+func (x *Expression) actualCost(ctx context.Context, in *Input) (uint64, error) {
+	prg, err := x.trackedProgram()
+	if err != nil {
+		return 0, err
+	}
+	_, det, err := prg.ContextEval(ctx, in)
+	if det == nil || det.ActualCost() == nil {
+		return 0, err
+	}
+	return *det.ActualCost(), err
+}
+
 func (x *Expression) evalError(ctx context.Context, err error) error {
-	var cancelled interpreter.EvalCancelledError
-	switch {
-	case errors.As(err, &cancelled) && cancelled.Cause == interpreter.CostLimitExceeded:
-		err = fmt.Errorf("%w: it was stopped after more than %d units of work; it iterates over too many or too large values, simplify it",
-			ErrCostLimitExceeded, x.costLimit)
-	case ctx.Err() != nil:
+	if ctx.Err() != nil {
 		err = fmt.Errorf("evaluation interrupted: %w", ctx.Err())
 	}
 	if strings.HasPrefix(err.Error(), "no such key") {
@@ -364,12 +451,22 @@ func (x *Expression) evalError(ctx context.Context, err error) error {
 	return &EvalError{Expression: x.text, Err: err}
 }
 
-// estimator gives the cost estimate the size bounds of the variables.
-type estimator struct{}
+// estimator gives the cost estimate the sizes of the variables: the bounds of varShapes, or the
+// sizes in shapes when it is set.
+type estimator struct {
+	shapes map[string]*shape
+}
 
 // EstimateSize implements checker.CostEstimator.
-func (estimator) EstimateSize(element checker.AstNode) *checker.SizeEstimate {
-	if s := shapeOf(element.Path()); s != nil && s.max > 0 {
+func (e estimator) EstimateSize(element checker.AstNode) *checker.SizeEstimate {
+	path := element.Path()
+	if e.shapes != nil {
+		// An actual size; for the items of an empty list or map, which have none, the bound.
+		if s := shapeOf(e.shapes, path); s != nil && s.fields == nil {
+			return &checker.SizeEstimate{Min: 0, Max: s.max}
+		}
+	}
+	if s := shapeOf(varShapes, path); s != nil && s.max > 0 {
 		return &checker.SizeEstimate{Min: 0, Max: s.max}
 	}
 	// Objects and type values are compared field by field or by name: their equality costs
@@ -387,11 +484,11 @@ func (estimator) EstimateSize(element checker.AstNode) *checker.SizeEstimate {
 
 // shapeOf follows a cost-estimate path (a variable, then field names, @items, @keys and
 // @values) through the shapes of the variables.
-func shapeOf(path []string) *shape {
+func shapeOf(roots map[string]*shape, path []string) *shape {
 	if len(path) == 0 {
 		return nil
 	}
-	s := varShapes[path[0]]
+	s := roots[path[0]]
 	for _, p := range path[1:] {
 		if s == nil {
 			return nil

@@ -277,11 +277,11 @@ func TestCompileErrors(t *testing.T) {
 		{"caldera.Task{name: 'x'}.name == 'x'", compileFailure{ReasonUnsupported, 1, 13, "caldera.Task{...} creates an object"}},
 		{"[1].exists(a, [1].exists(b, [1].exists(c, [1].exists(d, [1].exists(e, true)))))", compileFailure{ReasonCost, 1, 67, "nested more than 4 deep"}},
 		{"job.annotations.all(a, job.annotations.all(b, job.annotations.all(c, a != b || b != c)))",
-			compileFailure{ReasonCost, 0, 0, "above the limit of 1000000"}},
+			compileFailure{ReasonCost, 0, 0, "above the limit of 100000"}},
 		{"tasks.all(a, tasks.all(b, tasks.all(c, tasks.all(d, tasks[a].failed == tasks[d].failed))))",
-			compileFailure{ReasonCost, 0, 0, "above the limit of 1000000"}},
+			compileFailure{ReasonCost, 0, 0, "above the limit of 100000"}},
 		{"pod.containers.all(a, pod.containers.all(b, pod.conditions.all(c, a.reason + b.reason + c.message != pod.message)))",
-			compileFailure{ReasonCost, 0, 0, "above the limit of 1000000"}},
+			compileFailure{ReasonCost, 0, 0, "above the limit of 100000"}},
 	}
 	e := newTestEngine(t)
 	for _, tc := range cases {
@@ -353,43 +353,108 @@ func bigLabels(n int) *batchv1alpha1.Job {
 }
 
 func TestRuntimeCostLimit(t *testing.T) {
-	const nested = "job.labels.all(a, job.labels.all(b, a == b || a != b))"
+	const nested = "job.labels.all(a, job.labels.all(b, b != 'x'))"
+	longMessage := makePod("big", "worker", 0, corev1.PodFailed).status("", strings.Repeat("m", 10_000)).obj()
 	cases := []struct {
-		name      string
-		opts      []Option
-		expr      string
-		job       *batchv1alpha1.Job
-		wantLimit bool
+		name    string
+		opts    []Option
+		expr    string
+		job     *batchv1alpha1.Job
+		pod     *corev1.Pod
+		want    bool
+		wantErr string
 	}{
-		{"small map within the limit", nil, nested, bigLabels(50), false},
-		{"big map over the limit", nil, nested, bigLabels(3000), true},
-		{"low limit", []Option{WithCostLimit(50)}, "job.labels.exists(k, k == 'nope')", bigLabels(200), true},
-		{"low limit, small map", []Option{WithCostLimit(50)}, "job.labels.exists(k, k == 'nope')", bigLabels(3), false},
+		{name: "within the bounds", expr: nested, job: bigLabels(50), want: true},
+		{name: "above the bounds, cheap", expr: "job.labels.exists(k, k == 'nope')", job: bigLabels(100), want: false},
+		{name: "long message, cheap", expr: "pod.message.contains('x')", job: bigLabels(1), pod: longMessage, want: false},
+		{name: "a big input the expression does not read", expr: "pod.name == ''", job: bigLabels(3000), want: true},
+		{
+			name: "above the bounds, heavy", expr: nested, job: bigLabels(3000),
+			wantErr: `CEL expression "job.labels.all(a, job.labels.all(b, b != 'x'))" failed: cost limit exceeded: on this job's data, ` +
+				`where job.labels has 3000 entries (64 assumed), it could cost up to 45018003, above the run-time limit of 100000, so it ` +
+				`was not run: simplify it, or make the values it iterates over smaller`,
+		},
+		{
+			name: "low limit", opts: []Option{WithCostLimit(50)}, expr: "job.labels.exists(k, k == 'nope')", job: bigLabels(200),
+			wantErr: `CEL expression "job.labels.exists(k, k == 'nope')" failed: cost limit exceeded: on this job's data, ` +
+				`where job.labels has 200 entries (64 assumed), it could cost up to 1203, above the run-time limit of 50, so it ` +
+				`was not run: simplify it, or make the values it iterates over smaller`,
+		},
+		{name: "low limit, small map", opts: []Option{WithCostLimit(50)}, expr: "job.labels.exists(k, k == 'nope')", job: bigLabels(3), want: false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newTestEngine(t, tc.opts...)
-			x, err := e.Compile(tc.expr)
-			if err != nil {
-				t.Fatalf("Compile: %v", err)
-			}
-			_, err = x.EvaluateBool(context.Background(), NewJobInput(tc.job, nil, 0).ForEvent("", "", nil))
-			if diff := cmp.Diff(tc.wantLimit, errors.Is(err, ErrCostLimitExceeded)); diff != "" {
-				t.Fatalf("cost limit hit, err %v (-want +got):\n%s", err, diff)
-			}
-			if !tc.wantLimit && err != nil {
-				t.Fatalf("EvaluateBool: %v", err)
-			}
-			if tc.wantLimit {
-				var ee *EvalError
-				if !errors.As(err, &ee) || ee.Expression != tc.expr {
-					t.Errorf("error %v should be an *EvalError naming the expression", err)
+			got, err := e.EvaluateBool(context.Background(), tc.expr, NewJobInput(tc.job, nil, 0).ForEvent("", "", tc.pod))
+			if tc.wantErr == "" {
+				if err != nil {
+					t.Fatalf("EvaluateBool: %v", err)
 				}
-				if !strings.Contains(err.Error(), "stopped after more than") {
-					t.Errorf("error %q should say the evaluation was stopped", err)
+				if diff := cmp.Diff(tc.want, got); diff != "" {
+					t.Errorf("result (-want +got):\n%s", diff)
 				}
+				return
+			}
+			var ee *EvalError
+			if !errors.As(err, &ee) || !errors.Is(err, ErrCostLimitExceeded) {
+				t.Fatalf("error %v should be an *EvalError wrapping ErrCostLimitExceeded", err)
+			}
+			if diff := cmp.Diff(tc.wantErr, err.Error()); diff != "" {
+				t.Errorf("message (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestEstimateBoundsActualCost checks what the evaluation relies on: the estimate, from the size
+// bounds or from the actual sizes, is never below the cost the expression actually has.
+func TestEstimateBoundsActualCost(t *testing.T) {
+	job, ps := fixture()
+	small := NewJobInput(job, ps, time.Hour)
+	bigJob := bigLabels(300)
+	bigJob.Annotations = map[string]string{"note": strings.Repeat("n", 300_000)}
+	bigPod := makePod("big", "worker", 1, corev1.PodFailed).status("", strings.Repeat("m", 9000))
+	for i := range 100 {
+		bigPod.container(terminated(fmt.Sprintf("c%d", i), int32(i), "OOMKilled"))
+	}
+	big := NewJobInput(bigJob, pods(bigPod), time.Hour)
+	inputs := map[string]*Input{
+		"pod event":     small.ForEvent(busv1alpha1.PodFailedEvent, "", &ps[3]),
+		"job event":     small.ForEvent(busv1alpha1.JobUnknownEvent, "", nil),
+		"big pod event": big.ForEvent(busv1alpha1.PodFailedEvent, "", bigPod.obj()),
+	}
+	exprs := []string{
+		"pod.exitCode == 137 || pod.containers.exists(c, c.reason == 'OOMKilled')",
+		"pod.conditions.exists(c, c.type == 'DisruptionTarget' && c.status == 'True')",
+		"tasks.worker.succeeded >= 2 && tasks.all(t, tasks[t].failed == 0)",
+		"task.name == 'ps' && event == 'PodFailed' && elapsed > duration('6h')",
+		"job.labels.all(k, k.startsWith('label') && job.labels[k] == 'v')",
+		"job.annotations.exists(k, job.annotations[k].contains('zz'))",
+		"pod.message.matches('^m+$') || pod.containers.map(c, c.name + c.reason).exists(s, s.endsWith('x'))",
+		"pod.containers.filter(c, c.exitCode > 10).size() > 3 && pod.message.size() > 2",
+		"job.labels.all(a, job.labels.all(b, b != 'x'))",
+	}
+	e := newTestEngine(t, WithCostLimit(1<<40), WithMaxEstimatedCost(1<<40))
+	for _, expr := range exprs {
+		x, err := e.Compile(expr)
+		if err != nil {
+			t.Fatalf("Compile(%q): %v", expr, err)
+		}
+		for name, in := range inputs {
+			actual, err := x.actualCost(context.Background(), in)
+			if err != nil {
+				t.Fatalf("%s on %s: %v", expr, name, err)
+			}
+			bound := x.maxCost
+			if !in.WithinBounds() {
+				if bound, err = x.costBound(in); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if actual > bound {
+				t.Errorf("%s on %s: actual cost %d is above the estimate %d", expr, name, actual, bound)
+			}
+		}
 	}
 }
 

@@ -19,20 +19,24 @@ package celpolicy
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/cel-go/interpreter"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	corev1 "k8s.io/api/core/v1"
 
 	busv1alpha1 "github.com/caldera-sh/caldera/api/bus/v1alpha1"
 )
 
-// FuzzCompileEvaluate compiles arbitrary expressions and evaluates those that compile against a
-// pod event and a job event. Nothing may panic; every failure must be a *CompileError or an
-// *EvalError that says something; a compiled expression is within the estimated cost limit.
-// The seed corpus is in testdata/fuzz/FuzzCompileEvaluate.
+// FuzzCompileEvaluate compiles arbitrary expressions and evaluates those that compile against
+// pod and job events, small and large. Nothing may panic; every failure must be a *CompileError
+// or an *EvalError that says something; a compiled expression is within the estimated cost
+// limit; and an expression that runs costs no more than the estimate its run was allowed on (the
+// bound the evaluation relies on). The seed corpus is in testdata/fuzz/FuzzCompileEvaluate.
 func FuzzCompileEvaluate(f *testing.F) {
 	for _, s := range []string{
 		"pod.exitCode == 137 || pod.containers.exists(c, c.reason == 'OOMKilled')",
@@ -45,10 +49,17 @@ func FuzzCompileEvaluate(f *testing.F) {
 	e := newTestEngine(f, WithCacheSize(64))
 	job, ps := fixture()
 	ji := NewJobInput(job, ps, 90*time.Minute)
+	bigJob := bigLabels(100)
+	bigJob.Annotations = map[string]string{"note": strings.Repeat("n", 5000)}
+	bigPod := makePod("big", "worker", 1, corev1.PodFailed).status("Evicted", strings.Repeat("m", 5000))
+	for i := range 70 {
+		bigPod.container(withLast(terminated(fmt.Sprintf("c%d", i), int32(i), "OOMKilled"), 1, "Error"))
+	}
 	inputs := []*Input{
 		ji.ForEvent(busv1alpha1.PodFailedEvent, "", &ps[3]),
 		ji.ForEvent(busv1alpha1.JobUnknownEvent, "", nil),
 		NewJobInput(nil, nil, 0).ForEvent("", "", nil),
+		NewJobInput(bigJob, pods(bigPod), time.Hour).ForEvent(busv1alpha1.PodFailedEvent, "", bigPod.obj()),
 	}
 	f.Fuzz(func(t *testing.T, expr string) {
 		x, err := e.Compile(expr)
@@ -70,12 +81,27 @@ func FuzzCompileEvaluate(f *testing.F) {
 		if _, greatest := x.EstimatedCost(); greatest > e.MaxEstimatedCost() {
 			t.Fatalf("Compile(%q) accepted an estimated cost %d above the limit", expr, greatest)
 		}
-		for _, in := range inputs {
+		for i, in := range inputs {
 			if _, err := x.EvaluateBool(context.Background(), in); err != nil {
 				var ee *EvalError
 				if !errors.As(err, &ee) || ee.Expression != expr || ee.Err == nil || err.Error() == "" {
 					t.Fatalf("EvaluateBool(%q) error %v is not a well-formed *EvalError", expr, err)
 				}
+				if errors.Is(err, ErrCostLimitExceeded) {
+					continue
+				}
+			}
+			bound := x.maxCost
+			if !in.WithinBounds() {
+				var err error
+				if bound, err = x.costBound(in); err != nil {
+					t.Fatalf("costBound(%q): %v", expr, err)
+				}
+			}
+			actual, err := x.actualCost(context.Background(), in)
+			var cancelled interpreter.EvalCancelledError
+			if errors.As(err, &cancelled) || actual > bound {
+				t.Fatalf("%q on input %d: actual cost %d (%v) is above the estimate %d it ran on", expr, i, actual, err, bound)
 			}
 		}
 	})

@@ -17,11 +17,15 @@ limitations under the License.
 package celpolicy
 
 import (
+	"fmt"
+	"sort"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
+	"github.com/google/cel-go/common/types/traits"
 	"github.com/google/cel-go/interpreter"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/clock"
@@ -170,6 +174,80 @@ type JobInput struct {
 	taskObjs  map[string]*object
 
 	jobObj *object
+
+	boundsOnce sync.Once
+	fits       varBit
+}
+
+// fitting returns the job-wide variables (job, tasks, elapsed) that are within the size bounds
+// the cost estimate assumes.
+func (in *JobInput) fitting() varBit {
+	in.boundsOnce.Do(func() {
+		j := in.job
+		in.fits = bitElapsed
+		if len(j.Name) <= maxNameLen && len(j.Namespace) <= maxLabelNameLen &&
+			len(j.Status.State.Phase) <= maxPhaseLen &&
+			mapFits(j.Labels, maxMapEntries, maxLabelKeyLen, maxLabelNameLen) &&
+			mapFits(j.Annotations, maxMapEntries, maxLabelKeyLen, maxAnnotationLen) {
+			in.fits |= bitJob
+		}
+		tasksFit := len(j.Spec.Tasks) <= maxTasks
+		for i := range j.Spec.Tasks {
+			tasksFit = tasksFit && len(TaskName(j, i)) <= maxLabelNameLen
+		}
+		if tasksFit {
+			in.fits |= bitTasks
+		}
+	})
+	return in.fits
+}
+
+// The size checks compare byte lengths with bounds on characters: a string of n bytes has at
+// most n characters, so a string that passes is within its bound.
+
+func mapFits(m map[string]string, entries, keyMax, valueMax int) bool {
+	if len(m) > entries {
+		return false
+	}
+	for k, v := range m {
+		if len(k) > keyMax || len(v) > valueMax {
+			return false
+		}
+	}
+	return true
+}
+
+func podFits(p *corev1.Pod) bool {
+	st := &p.Status
+	if len(p.Name) > maxNameLen || len(st.Phase) > maxPhaseLen || len(st.Reason) > maxReasonLen ||
+		len(st.Message) > maxMessageLen || len(p.Spec.NodeName) > maxNameLen ||
+		len(st.Conditions) > maxConditions {
+		return false
+	}
+	for i := range st.Conditions {
+		c := &st.Conditions[i]
+		if len(c.Type) > maxConditionType || len(c.Status) > maxConditionValue ||
+			len(c.Reason) > maxReasonLen || len(c.Message) > maxMessageLen {
+			return false
+		}
+	}
+	return containersFit(st.ContainerStatuses) && containersFit(st.InitContainerStatuses)
+}
+
+func containersFit(cs []corev1.ContainerStatus) bool {
+	if len(cs) > maxContainers {
+		return false
+	}
+	for i := range cs {
+		c := &cs[i]
+		if len(c.Name) > maxLabelNameLen || len(containerReason(c)) > maxReasonLen {
+			return false
+		}
+		if t := c.LastTerminationState.Terminated; t != nil && len(t.Reason) > maxReasonLen {
+			return false
+		}
+	}
+	return true
 }
 
 // NewJobInput returns the job-wide variables of a job whose pods are pods, elapsed being the
@@ -250,6 +328,15 @@ func (in *JobInput) ForEvent(event busv1alpha1.Event, task string, pod *corev1.P
 			ev.taskName = PodTaskName(pod)
 		}
 	}
+	if len(event) <= maxEventLen {
+		ev.fits |= bitEvent
+	}
+	if len(ev.taskName) <= maxLabelNameLen {
+		ev.fits |= bitTask
+	}
+	if pod == nil || podFits(pod) {
+		ev.fits |= bitPod
+	}
 	return ev
 }
 
@@ -263,6 +350,119 @@ type Input struct {
 	taskName string
 	task     ref.Val
 	pod      ref.Val
+	fits     varBit
+}
+
+// WithinBounds reports whether every variable is within the size bounds the compile-time cost
+// estimate assumes: at most 64 labels, annotations, tasks and containers, 32 pod conditions,
+// 256 KiB annotation values, and names, reasons and messages of ordinary length. An expression
+// evaluated against such an input cannot cost more than its estimate.
+func (in *Input) WithinBounds() bool {
+	const all = bitJob | bitTasks | bitTask | bitPod | bitEvent | bitElapsed
+	return in.fitting() == all
+}
+
+// fitting returns the variables that are within the size bounds.
+func (in *Input) fitting() varBit {
+	return in.fits | in.job.fitting()
+}
+
+// measure returns the actual sizes of the variables in vars, in the form of the size bounds.
+func (in *Input) measure(vars varBit) map[string]*shape {
+	out := make(map[string]*shape, len(varBits))
+	for name, bit := range varBits {
+		if vars&bit == 0 {
+			continue
+		}
+		v, _ := in.ResolveName(name)
+		if rv, ok := v.(ref.Val); ok {
+			out[name] = measure(rv)
+		}
+	}
+	return out
+}
+
+// measure returns the size of a value: the length of a string, the number of items or entries
+// of a list or map with the largest sizes of its items, keys and values, and the sizes of the
+// string, list and map fields of an object.
+func measure(v ref.Val) *shape {
+	switch t := v.(type) {
+	case types.String:
+		return &shape{max: uint64(utf8.RuneCountInString(string(t)))}
+	case *object:
+		s := &shape{fields: make(map[string]*shape, len(t.t.fields))}
+		for _, f := range t.t.fields {
+			if f.shape != nil {
+				s.fields[f.name] = measure(f.get(t.payload))
+			}
+		}
+		return s
+	case traits.Mapper:
+		s := &shape{max: uint64(t.Size().(types.Int))}
+		for it := t.Iterator(); it.HasNext() == types.True; {
+			k := it.Next()
+			s.key = widest(s.key, measure(k))
+			s.elem = widest(s.elem, measure(t.Get(k)))
+		}
+		return s
+	case traits.Lister:
+		s := &shape{max: uint64(t.Size().(types.Int))}
+		for it := t.Iterator(); it.HasNext() == types.True; {
+			s.elem = widest(s.elem, measure(it.Next()))
+		}
+		return s
+	}
+	return nil
+}
+
+// widest merges two shapes into one that bounds both.
+func widest(a, b *shape) *shape {
+	if a == nil {
+		return b
+	}
+	if b == nil {
+		return a
+	}
+	out := &shape{max: max(a.max, b.max), key: widest(a.key, b.key), elem: widest(a.elem, b.elem)}
+	if a.fields != nil || b.fields != nil {
+		out.fields = make(map[string]*shape, len(a.fields))
+		for k, v := range a.fields {
+			out.fields[k] = v
+		}
+		for k, v := range b.fields {
+			out.fields[k] = widest(out.fields[k], v)
+		}
+	}
+	return out
+}
+
+// oversize lists, by path, the sizes in actual that are above their bound, at most limit of them.
+func oversize(path string, actual, bound *shape, limit int) []string {
+	if actual == nil || bound == nil || limit <= 0 {
+		return nil
+	}
+	var out []string
+	if bound.max > 0 && actual.max > bound.max {
+		unit := "characters"
+		if actual.elem != nil || bound.elem != nil {
+			unit = "entries"
+		}
+		out = append(out, fmt.Sprintf("%s has %d %s (%d assumed)", path, actual.max, unit, bound.max))
+	}
+	names := make([]string, 0, len(actual.fields))
+	for k := range actual.fields {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		out = append(out, oversize(path+"."+k, actual.fields[k], bound.fields[k], limit-len(out))...)
+	}
+	out = append(out, oversize(path+" keys", actual.key, bound.key, limit-len(out))...)
+	out = append(out, oversize(path+" items", actual.elem, bound.elem, limit-len(out))...)
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	return out
 }
 
 var _ interpreter.Activation = (*Input)(nil)

@@ -44,6 +44,23 @@ const (
 	VarElapsed = "elapsed"
 )
 
+// varBit is a set of variables, one bit each.
+type varBit uint8
+
+const (
+	bitJob varBit = 1 << iota
+	bitTasks
+	bitTask
+	bitPod
+	bitEvent
+	bitElapsed
+)
+
+// varBits are the bits of the variables, by name.
+var varBits = map[string]varBit{
+	VarJob: bitJob, VarTasks: bitTasks, VarTask: bitTask, VarPod: bitPod, VarEvent: bitEvent, VarElapsed: bitElapsed,
+}
+
 // Size bounds used by the compile-time cost estimate. They describe realistic objects; an object
 // larger than this is still evaluated, under the run-time cost limit.
 const (
@@ -51,7 +68,7 @@ const (
 	maxLabelNameLen   = 63
 	maxLabelKeyLen    = 317
 	maxMapEntries     = 64
-	maxAnnotationLen  = 4096
+	maxAnnotationLen  = 256 * 1024
 	maxPhaseLen       = 16
 	maxReasonLen      = 128
 	maxMessageLen     = 4096
