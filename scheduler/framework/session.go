@@ -110,6 +110,7 @@ type Session struct {
 	enqueued   map[api.JobID]struct{}
 	nodeStart  int
 	queueNotes map[string]string
+	committed  map[api.TaskID]struct{}
 	// podSpecific are filter reasons that depend on more than a task's predicate key.
 	podSpecific map[string]bool
 }
@@ -138,6 +139,7 @@ func OpenSession(s *snapshot.Snapshot, cfg *Config, d Dispatcher, uid types.UID,
 
 		podSpecific: map[string]bool{},
 		queueNotes:  map[string]string{},
+		committed:   map[api.TaskID]struct{}{},
 	}
 	for i, tier := range cfg.Tiers {
 		for _, opt := range tier.Plugins {
@@ -247,6 +249,12 @@ func (ssn *Session) ExplainShare(id api.JobID, reason string) {
 	if !slices.Contains(d.ShareReasons, reason) {
 		d.ShareReasons = append(d.ShareReasons, reason)
 	}
+}
+
+// Committed reports whether a task's placement was committed (handed to the binder) this cycle.
+func (ssn *Session) Committed(id api.TaskID) bool {
+	_, ok := ssn.committed[id]
+	return ok
 }
 
 // NoteQueue records why a queue gets nothing more this cycle, for the jobs it holds back.

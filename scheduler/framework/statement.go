@@ -151,6 +151,7 @@ func (s *Statement) Commit() {
 			s.ssn.dispatcher.Evict(op.task, op.reason)
 		case opAllocate:
 			binds = append(binds, op.task)
+			s.ssn.committed[op.task.UID] = struct{}{}
 		}
 	}
 	if len(binds) > 0 {

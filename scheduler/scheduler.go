@@ -1,0 +1,410 @@
+/*
+Copyright 2026 The Caldera Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package scheduler is Caldera's gang and queue scheduler: a leader-elected Runnable in the
+// manager that places the pods whose schedulerName it serves (by default "volcano", so Volcano
+// manifests are scheduled unchanged), whole gangs or nothing, sharing the cluster between
+// queues, in Volcano's configuration format.
+//
+// Each cycle works in numbered phases:
+//
+//  1. take the cache's changes since the last cycle into the snapshot (cost: what changed);
+//  2. open the session: the configured plugins register their callbacks;
+//  3. run the configured actions in order (enqueue admits PodGroups; allocate, backfill,
+//     preempt and reclaim place gangs and pick victims); every committed placement or eviction
+//     goes at once to the pool of bind workers, which binds through pods/binding;
+//  4. close the session: plugins conclude (the gang plugin words why a gang is unschedulable);
+//  5. work out the PodGroup statuses of the jobs that changed or were worked on, remember the
+//     decided phases in the cache, and hand the statuses that differ to the status workers;
+//  6. likewise for the queues' statuses.
+//
+// A cycle starts when the cluster changes (at most every MinCycleInterval) and at least every
+// SchedulePeriod.
+package scheduler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	toolscache "k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/clock"
+	crcache "sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
+	"github.com/caldera-sh/caldera/scheduler/api"
+	"github.com/caldera-sh/caldera/scheduler/cache"
+	"github.com/caldera-sh/caldera/scheduler/framework"
+	"github.com/caldera-sh/caldera/scheduler/plugins/gang"
+	"github.com/caldera-sh/caldera/scheduler/registry"
+	"github.com/caldera-sh/caldera/scheduler/snapshot"
+	"github.com/caldera-sh/caldera/scheduler/status"
+)
+
+// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;delete
+// +kubebuilder:rbac:groups="",resources=pods/binding,verbs=create
+// +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch;update
+// +kubebuilder:rbac:groups="",resources=events,verbs=create;patch;update
+// +kubebuilder:rbac:groups=scheduling.k8s.io,resources=priorityclasses,verbs=get;list;watch
+// +kubebuilder:rbac:groups=scheduling.volcano.sh,resources=podgroups;queues,verbs=get;list;watch
+// +kubebuilder:rbac:groups=scheduling.volcano.sh,resources=queues,verbs=create
+// +kubebuilder:rbac:groups=scheduling.volcano.sh,resources=podgroups/status;queues/status,verbs=get;update;patch
+
+// EventSource is the name the scheduler records events under.
+const EventSource = "caldera-scheduler"
+
+// Scheduler is the gang and queue scheduler, a manager.Runnable that runs only on the leader.
+type Scheduler struct {
+	opts     Options
+	log      logr.Logger
+	clock    clock.WithTicker
+	cache    *cache.Cache
+	snapshot *snapshot.Snapshot
+	registry framework.Registry
+	config   atomic.Pointer[framework.Config]
+	configs  *configSource
+
+	kube     kubernetes.Interface
+	client   client.Client
+	recorder events.EventRecorder
+	mgrCache crcache.Cache
+
+	podQueue *fifo[podWork]
+	statuses *statusWriter
+
+	cycle          uint64
+	cycleBinds     int
+	cycleEvictions int
+	loneMessages   map[api.JobID]string
+
+	bindsDone    atomic.Int64
+	statusWrites atomic.Int64
+}
+
+var _ manager.Runnable = &Scheduler{}
+var _ manager.LeaderElectionRunnable = &Scheduler{}
+var _ framework.Dispatcher = &Scheduler{}
+
+// New builds the scheduler on the manager: it registers its event handlers on the manager's
+// informers (pods, nodes, PodGroups, Queues, PriorityClasses). Add it with mgr.Add.
+func New(mgr manager.Manager, opts Options) (*Scheduler, error) {
+	if err := opts.setDefaults(); err != nil {
+		return nil, fmt.Errorf("scheduler options: %w", err)
+	}
+	kube, err := kubernetes.NewForConfig(mgr.GetConfig())
+	if err != nil {
+		return nil, fmt.Errorf("creating a Kubernetes client for binds: %w", err)
+	}
+	s := &Scheduler{
+		opts:         opts,
+		log:          mgr.GetLogger().WithName("scheduler"),
+		clock:        opts.Clock,
+		cache:        cache.New(opts.SchedulerNames, opts.DefaultQueue),
+		snapshot:     snapshot.New(),
+		registry:     registry.Default(),
+		kube:         kube,
+		client:       mgr.GetClient(),
+		recorder:     mgr.GetEventRecorder(EventSource),
+		mgrCache:     mgr.GetCache(),
+		podQueue:     newFIFO[podWork](),
+		loneMessages: map[api.JobID]string{},
+	}
+	s.statuses = newStatusWriter(s)
+	s.configs = &configSource{s: s}
+	def, err := defaultConfig(s.registry)
+	if err != nil {
+		return nil, fmt.Errorf("the built-in default configuration does not load: %w", err)
+	}
+	s.config.Store(def)
+	ctx := context.Background()
+	for _, w := range []struct {
+		obj     client.Object
+		handler toolscache.ResourceEventHandler
+	}{
+		{&corev1.Node{}, s.cache.NodeHandler()},
+		{&corev1.Pod{}, s.cache.PodHandler()},
+		{&schedulingv1beta1.PodGroup{}, s.cache.PodGroupHandler()},
+		{&schedulingv1beta1.Queue{}, s.cache.QueueHandler()},
+		{&schedulingv1.PriorityClass{}, s.cache.PriorityClassHandler()},
+	} {
+		inf, err := s.mgrCache.GetInformer(ctx, w.obj, crcache.BlockUntilSynced(false))
+		if err != nil {
+			return nil, fmt.Errorf("getting the %T informer: %w", w.obj, err)
+		}
+		if _, err := inf.AddEventHandler(w.handler); err != nil {
+			return nil, fmt.Errorf("watching %T: %w", w.obj, err)
+		}
+	}
+	return s, nil
+}
+
+// NeedLeaderElection reports that only the leader schedules.
+func (s *Scheduler) NeedLeaderElection() bool { return true }
+
+// Start runs the scheduler until ctx ends.
+func (s *Scheduler) Start(ctx context.Context) error {
+	if !s.mgrCache.WaitForCacheSync(ctx) {
+		return errors.New("the manager's cache did not sync")
+	}
+	switch {
+	case s.opts.ConfigFile != "":
+		s.configs.watchFile(ctx, s.opts.ConfigFile)
+	case s.opts.ConfigMap != nil:
+		if err := s.configs.watchConfigMap(ctx); err != nil {
+			return err
+		}
+	}
+	go s.ensureDefaultQueue(ctx)
+
+	var workers sync.WaitGroup
+	s.runPodWorkers(ctx, s.opts.BindWorkers, &workers)
+	s.statuses.run(ctx, s.opts.StatusWorkers, &workers)
+	defer func() {
+		s.podQueue.close()
+		s.statuses.queue.ShutDown()
+		workers.Wait()
+	}()
+
+	s.log.Info("scheduler started", "schedulerNames", s.opts.SchedulerNames, "bindWorkers", s.opts.BindWorkers)
+	timer := s.clock.NewTimer(s.opts.SchedulePeriod)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-s.cache.Notify():
+		case <-timer.C():
+		}
+		s.RunOnce(ctx)
+		// Let a burst of changes gather so the next cycle takes them together.
+		rest := s.clock.NewTimer(s.opts.MinCycleInterval)
+		select {
+		case <-ctx.Done():
+			rest.Stop()
+			return nil
+		case <-rest.C():
+		}
+		if !timer.Stop() {
+			select {
+			case <-timer.C():
+			default:
+			}
+		}
+		timer.Reset(s.opts.SchedulePeriod)
+	}
+}
+
+// RunOnce runs one scheduling cycle.
+func (s *Scheduler) RunOnce(ctx context.Context) CycleStats {
+	start := s.clock.Now()
+	s.cycle++
+	s.cycleBinds, s.cycleEvictions = 0, 0
+	log := s.log.WithValues("cycle", s.cycle)
+
+	// 1. Take the cache's changes into the snapshot.
+	s.cache.UpdateSnapshot(s.snapshot)
+	snapshotDone := s.clock.Now()
+
+	// 2. Open the session: the plugins register their callbacks.
+	uid := types.UID(fmt.Sprintf("%s-%d-%d", EventSource, start.UnixNano(), s.cycle))
+	ssn := framework.OpenSession(s.snapshot, s.config.Load(), s, uid, start, log)
+
+	// 3. Run the actions; committed binds and evictions go to the workers as they happen.
+	ssn.Run()
+
+	// 4. Close the session.
+	ssn.Close()
+
+	// 5. PodGroup statuses of the jobs that changed or were worked on.
+	writes := s.podGroupStatuses(ssn)
+
+	// 6. Queue statuses.
+	writes += s.queueStatuses()
+
+	stats := CycleStats{
+		Start: start, Duration: s.clock.Since(start), SnapshotDuration: snapshotDone.Sub(start),
+		JobsChanged: len(s.snapshot.Changed), JobsPending: len(s.snapshot.Pending),
+		Binds: s.cycleBinds, Evictions: s.cycleEvictions, StatusWrites: writes,
+	}
+	if s.opts.OnCycle != nil {
+		s.opts.OnCycle(stats)
+	}
+	if stats.Binds > 0 || stats.Evictions > 0 {
+		log.V(1).Info("cycle", "duration", stats.Duration, "binds", stats.Binds, "evictions", stats.Evictions, "pendingJobs", stats.JobsPending)
+	}
+	return stats
+}
+
+// podGroupStatuses decides the status of every job that changed or was worked on, records the
+// decided phases in the cache, and hands the statuses that differ from the stored ones to the
+// status workers. Lone pods get an event when they cannot be placed.
+func (s *Scheduler) podGroupStatuses(ssn *framework.Session) int {
+	ids := map[api.JobID]struct{}{}
+	for id := range s.snapshot.Changed {
+		ids[id] = struct{}{}
+	}
+	for _, id := range ssn.Attempted() {
+		ids[id] = struct{}{}
+	}
+	writes := 0
+	for id := range ids {
+		j, ok := ssn.Jobs[id]
+		if !ok {
+			delete(s.loneMessages, id)
+			continue
+		}
+		if j.PodOnly {
+			s.lonePodStatus(ssn, j)
+			continue
+		}
+		if j.PodGroup == nil {
+			continue
+		}
+		conds := ssn.JobConditions(id)
+		want := status.PodGroup(committedView(ssn, j), j.PodGroup.Status, conds)
+		s.cache.SetJobPhase(id, want.Phase)
+		if status.PodGroupEqual(j.PodGroup.Status, want) {
+			continue
+		}
+		event := ""
+		for _, c := range conds {
+			if c.Type == schedulingv1beta1.PodGroupUnschedulableType && c.Status == corev1.ConditionTrue && !sameCondition(j.PodGroup.Status.Conditions, c) {
+				event = c.Message
+			}
+		}
+		s.statuses.wantPodGroup(j.Namespace, j.Name, want, event)
+		writes++
+	}
+	return writes
+}
+
+// committedView returns the job as the cluster will see it: placements kept in the session
+// without being committed (a pipelined job holding resources) do not count.
+func committedView(ssn *framework.Session, j *api.JobInfo) *api.JobInfo {
+	kept := false
+	for _, t := range j.Tasks {
+		if t.Status == api.Allocated {
+			if !ssn.Committed(t.UID) {
+				kept = true
+				break
+			}
+		}
+	}
+	if !kept {
+		return j
+	}
+	c := j.Clone()
+	for _, t := range c.Tasks {
+		if t.Status == api.Allocated && !ssn.Committed(t.UID) {
+			c.UpdateTaskStatus(t, api.Pending)
+		}
+	}
+	return c
+}
+
+func sameCondition(stored []schedulingv1beta1.PodGroupCondition, c schedulingv1beta1.PodGroupCondition) bool {
+	for _, s := range stored {
+		if s.Type == c.Type {
+			return s.Status == c.Status && s.Reason == c.Reason && s.Message == c.Message
+		}
+	}
+	return false
+}
+
+// lonePodStatus records a lone pod's decided phase and, when it could not be placed, an event
+// on the pod saying why (once per distinct message).
+func (s *Scheduler) lonePodStatus(ssn *framework.Session, j *api.JobInfo) {
+	view := committedView(ssn, j)
+	s.cache.SetJobPhase(j.UID, status.Phase(view, false))
+	if !ssn.WasAttempted(j.UID) || view.ReadyTaskNum() > 0 || !view.HasPendingTasks() {
+		delete(s.loneMessages, j.UID)
+		return
+	}
+	msg := gang.Message(view, ssn.PeekDiagnosis(j.UID))
+	if s.loneMessages[j.UID] == msg {
+		return
+	}
+	s.loneMessages[j.UID] = msg
+	for _, t := range j.Tasks {
+		s.recorder.Eventf(t.Pod, nil, corev1.EventTypeWarning, "FailedScheduling", "Scheduling", "%s", msg)
+	}
+}
+
+// queueStatuses hands the queue statuses that differ from the stored ones to the status workers.
+func (s *Scheduler) queueStatuses() int {
+	writes := 0
+	for name, q := range s.snapshot.Queues {
+		want := status.Queue(q.Queue.Status, s.snapshot.Usage[name])
+		if status.QueueEqual(q.Queue.Status, want) {
+			continue
+		}
+		s.statuses.wantQueue(name, want)
+		writes++
+	}
+	return writes
+}
+
+// ensureDefaultQueue creates the default queue when it does not exist; an existing one is never
+// changed (Git may own it).
+func (s *Scheduler) ensureDefaultQueue(ctx context.Context) {
+	delay := 100 * time.Millisecond
+	for {
+		if s.cache.Queue(s.opts.DefaultQueue) != nil {
+			return
+		}
+		reclaimable := true
+		q := &schedulingv1beta1.Queue{
+			ObjectMeta: metav1.ObjectMeta{Name: s.opts.DefaultQueue},
+			Spec:       schedulingv1beta1.QueueSpec{Weight: 1, Reclaimable: &reclaimable},
+		}
+		err := s.client.Create(ctx, q)
+		if err == nil || apierrors.IsAlreadyExists(err) {
+			if err == nil {
+				s.log.Info("created the default queue", "queue", s.opts.DefaultQueue)
+			}
+			return
+		}
+		s.log.Error(err, "creating the default queue; retrying", "queue", s.opts.DefaultQueue, "in", delay)
+		t := s.clock.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C():
+		}
+		delay = min(delay*2, 30*time.Second)
+	}
+}
+
+// Stats returns how many binds and status writes have succeeded since the scheduler started.
+func (s *Scheduler) Stats() (binds, statusWrites int64) {
+	return s.bindsDone.Load(), s.statusWrites.Load()
+}
