@@ -164,6 +164,7 @@ func Elapsed(start time.Time, clk clock.PassiveClock) time.Duration {
 type JobInput struct {
 	job     *batchv1alpha1.Job
 	pods    []corev1.Pod
+	podPtrs []*corev1.Pod
 	elapsed ref.Val
 
 	countsOnce sync.Once
@@ -259,6 +260,13 @@ func NewJobInput(job *batchv1alpha1.Job, pods []corev1.Pod, elapsed time.Duratio
 	return in
 }
 
+// NewJobInputFromPodPointers is NewJobInput for pods held by pointer; nil entries are skipped.
+func NewJobInputFromPodPointers(job *batchv1alpha1.Job, pods []*corev1.Pod, elapsed time.Duration) *JobInput {
+	in := newJobInput(job, elapsed)
+	in.podPtrs = pods
+	return in
+}
+
 // NewJobInputFromCounts is NewJobInput for a caller that has already counted the pods.
 func NewJobInputFromCounts(job *batchv1alpha1.Job, counts Counts, elapsed time.Duration) *JobInput {
 	in := newJobInput(job, elapsed)
@@ -277,8 +285,32 @@ func newJobInput(job *batchv1alpha1.Job, elapsed time.Duration) *JobInput {
 
 // Counts returns the pod counts of the job, counting the pods on first use.
 func (in *JobInput) Counts() Counts {
-	in.countsOnce.Do(func() { in.counts = CountPods(in.pods) })
+	in.countsOnce.Do(func() {
+		if in.podPtrs != nil {
+			in.counts = CountPodPointers(in.podPtrs)
+		} else {
+			in.counts = CountPods(in.pods)
+		}
+	})
 	return in.counts
+}
+
+// Pod returns the pod named name among the pods the input was built from, or nil.
+func (in *JobInput) Pod(name string) *corev1.Pod {
+	if name == "" {
+		return nil
+	}
+	for i := range in.pods {
+		if in.pods[i].Name == name {
+			return &in.pods[i]
+		}
+	}
+	for _, p := range in.podPtrs {
+		if p != nil && p.Name == name {
+			return p
+		}
+	}
+	return nil
 }
 
 func (in *JobInput) buildTasks() {

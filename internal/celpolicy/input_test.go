@@ -232,3 +232,31 @@ func TestNilJob(t *testing.T) {
 		t.Errorf("a nil job should read as an empty job: %v, %v", ok, err)
 	}
 }
+
+func TestJobInputFromPodPointers(t *testing.T) {
+	job, ps := fixture()
+	ptrs := []*corev1.Pod{nil}
+	for i := range ps {
+		ptrs = append(ptrs, &ps[i])
+	}
+	byPtr := NewJobInputFromPodPointers(job, ptrs, 0)
+	if diff := cmp.Diff(CountPods(ps), byPtr.Counts()); diff != "" {
+		t.Errorf("counts (-want +got):\n%s", diff)
+	}
+	type found struct{ ByValue, ByPointer string }
+	name := func(p *corev1.Pod) string {
+		if p == nil {
+			return "<nil>"
+		}
+		return p.Name
+	}
+	byValue := NewJobInput(job, ps, 0)
+	for _, tc := range []struct{ name, want string }{
+		{"train-worker-2", "train-worker-2"}, {"nope", "<nil>"}, {"", "<nil>"},
+	} {
+		got := found{name(byValue.Pod(tc.name)), name(byPtr.Pod(tc.name))}
+		if diff := cmp.Diff(found{tc.want, tc.want}, got); diff != "" {
+			t.Errorf("Pod(%q) (-want +got):\n%s", tc.name, diff)
+		}
+	}
+}

@@ -419,6 +419,25 @@ func (e *Engine) ValidateJob(job *batchv1alpha1.Job) field.ErrorList {
 	return errs
 }
 
+// Check is ValidateJob for the job controller: it returns every error of the job's policies
+// (see ValidateJob) and the policies of the caldera.sh/policies annotation, decoded, to consult
+// after spec.policies; nil when the annotation is missing or invalid.
+func (e *Engine) Check(job *batchv1alpha1.Job) ([]batchv1alpha1.LifecyclePolicy, field.ErrorList) {
+	errs := e.ValidateJob(job)
+	if job == nil {
+		return nil, errs
+	}
+	v, ok := job.Annotations[batchv1alpha1.PoliciesAnnotation]
+	if !ok {
+		return nil, errs
+	}
+	policies, aerrs := e.DecodePolicies(v)
+	if len(aerrs) > 0 {
+		return nil, errs
+	}
+	return policies, errs
+}
+
 func (e *Engine) checkTaskRefs(when string, tasks []string, path *field.Path) field.ErrorList {
 	if when == "" {
 		return nil

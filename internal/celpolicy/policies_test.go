@@ -469,3 +469,37 @@ func TestPolicies(t *testing.T) {
 		})
 	}
 }
+
+func TestCheck(t *testing.T) {
+	type result struct {
+		Policies []batchv1alpha1.LifecyclePolicy
+		Errs     []string
+	}
+	restart := batchv1alpha1.LifecyclePolicy{Event: busv1alpha1.PodFailedEvent, Action: busv1alpha1.RestartJobAction}
+	cases := []struct {
+		name string
+		job  *batchv1alpha1.Job
+		want result
+	}{
+		{"nil", nil, result{}},
+		{"no annotation", makeJob("j").task("a", 1).obj(), result{}},
+		{"annotation", makeJob("j").task("a", 1).annotation(batchv1alpha1.PoliciesAnnotation, "- event: PodFailed\n  action: RestartJob\n").obj(),
+			result{Policies: []batchv1alpha1.LifecyclePolicy{restart}}},
+		{"invalid annotation", makeJob("j").task("a", 1).annotation(batchv1alpha1.PoliciesAnnotation, "- event: PodFailed\n").obj(),
+			result{Errs: []string{ann + "[0].action: Required value: a policy must name its action: one of AbortJob, RestartJob, " +
+				"RestartTask, RestartPod, RestartPartition, TerminateJob, CompleteJob, ResumeJob"}}},
+		{"invalid spec, valid annotation", makeJob("j").task("a", 1).policies(batchv1alpha1.LifecyclePolicy{When: "pod"}).
+			annotation(batchv1alpha1.PoliciesAnnotation, "- event: PodFailed\n  action: RestartJob\n").obj(),
+			result{Policies: []batchv1alpha1.LifecyclePolicy{restart}, Errs: []string{`spec.policies[0].when: Invalid value: "pod": ` +
+				`the expression returns caldera.Pod, but a policy condition must return bool: compare the value, for example pod.exitCode == 137`}}},
+	}
+	e := newTestEngine(t)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ps, errs := e.Check(tc.job)
+			if diff := cmp.Diff(tc.want, result{ps, errStrings(errs)}, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
