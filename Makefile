@@ -13,6 +13,8 @@ GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint
 # Go module proxy into a cache keyed by version (minutes cold, seconds warm).
 ASSETS = $(shell bash hack/kube-binaries.sh | tail -n 1)
 
+# DEV_FLAGS are extra flags for make dev (go run ./hack/dev -h lists them).
+DEV_FLAGS ?=
 # GO_TEST_FLAGS are extra flags for go test, for example GO_TEST_FLAGS=-race.
 GO_TEST_FLAGS ?=
 # TEST_TIMEOUT bounds one test binary.
@@ -68,6 +70,15 @@ verify: ## Regenerate everything and fail if that changed a file (generated file
 	if [ "$$before" != "$$after" ]; then echo "generated files were out of date; they are regenerated now: review and commit them"; exit 1; fi
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt would change: $$unformatted"; exit 1; fi
+
+.PHONY: dev-smoke
+dev-smoke: manifests ## make dev, exiting 0 once every sample job completes, 1 otherwise.
+	go run ./hack/dev -exit-when-done -timeout 5m
+
+.PHONY: test-e2e
+test-e2e: ## Run only the e2e suite (kube-apiserver, etcd and KWOK).
+	export KUBEBUILDER_ASSETS="$(ASSETS)"; \
+	go test $(GO_TEST_FLAGS) -timeout $(TEST_TIMEOUT) ./e2e/...
 
 .PHONY: test-unit
 test-unit: ## Run only the tests that need no control plane.

@@ -329,6 +329,8 @@ var _ = Describe("Job controller", Label("controller:job"), func() {
 			Task("master", 1).Task("worker", 2).Obj()
 		Expect(fw.Client.Create(ctx, job)).To(Succeed())
 		Eventually(func(g Gomega) {
+			cur := getJob(ctx, g, job)
+			g.Expect(condition(cur, batchv1alpha1.StalledCondition)).To(BeNil(), "job status: %+v", cur.Status)
 			cm := &corev1.ConfigMap{}
 			g.Expect(fw.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: "mpi-svc"}, cm)).To(Succeed())
 			g.Expect(cm.Data).To(HaveKeyWithValue("worker.host", "mpi-worker-0.mpi\nmpi-worker-1.mpi"))
@@ -341,7 +343,7 @@ var _ = Describe("Job controller", Label("controller:job"), func() {
 			g.Expect(w.Spec.Hostname).To(Equal("mpi-worker-1"))
 			g.Expect(w.Spec.Subdomain).To(Equal("mpi"))
 			g.Expect(w.Spec.Containers[0].Env).To(ContainElement(corev1.EnvVar{Name: "VC_TASK_INDEX", Value: "1"}))
-			cur := getJob(ctx, g, job)
+			cur = getJob(ctx, g, job)
 			g.Expect(cur.Status.ControlledResources).To(HaveKeyWithValue("plugin-svc", "svc"))
 		}, framework.Timeout, framework.Interval).Should(Succeed())
 	})
@@ -351,9 +353,12 @@ var _ = Describe("Job controller", Label("controller:job"), func() {
 		Expect(fw.Client.Create(ctx, job)).To(Succeed())
 		job = expectPhase(ctx, job, batchv1alpha1.Running, framework.LongTimeout)
 		Expect(fw.Client.Create(ctx, wrappers.Command("ttl-abort", job, busv1alpha1.AbortJobAction))).To(Succeed())
+		// The deletion is a foreground one: without a garbage collector in the test control plane
+		// the job keeps its foregroundDeletion finalizer, so it is being deleted rather than gone.
 		Eventually(func(g Gomega) {
-			err := fw.Client.Get(ctx, client.ObjectKeyFromObject(job), &batchv1alpha1.Job{})
-			g.Expect(apierrors.IsNotFound(err)).To(BeTrue())
+			cur := &batchv1alpha1.Job{}
+			err := fw.Client.Get(ctx, client.ObjectKeyFromObject(job), cur)
+			g.Expect(apierrors.IsNotFound(err) || cur.DeletionTimestamp != nil).To(BeTrue(), "the job is deleted")
 		}, framework.LongTimeout, framework.Interval).Should(Succeed())
 	})
 })

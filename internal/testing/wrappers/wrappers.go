@@ -175,7 +175,9 @@ func (w *JobWrapper) Plugin(name string, args ...string) *JobWrapper {
 	if w.Spec.Plugins == nil {
 		w.Spec.Plugins = map[string][]string{}
 	}
-	w.Spec.Plugins[name] = args
+	// A plugin without arguments is an empty list, as in a manifest (`svc: []`): a null value
+	// would be dropped by the API server.
+	w.Spec.Plugins[name] = append([]string{}, args...)
 	return w
 }
 
