@@ -41,6 +41,8 @@ const (
 	MaxAnnotationPolicies = 32
 	// maxPolicyEvents is the most events one policy may name, as in the CRD.
 	maxPolicyEvents = 16
+	// maxFlowDepth is how deeply [ and { may nest in the annotation.
+	maxFlowDepth = 64
 	// maxQuotedValue is how much of a bad value a field error quotes.
 	maxQuotedValue = 200
 )
@@ -88,6 +90,10 @@ func (e *Engine) DecodePolicies(value string) ([]batchv1alpha1.LifecyclePolicy, 
 func (e *Engine) decodePolicies(value string) ([]batchv1alpha1.LifecyclePolicy, field.ErrorList) {
 	if strings.TrimSpace(value) == "" {
 		return nil, nil
+	}
+	if flowDepth(value) > maxFlowDepth {
+		return nil, field.ErrorList{field.Invalid(AnnotationPath, shorten(value),
+			fmt.Sprintf("nests [ and { more than %d deep: write the policies as a plain YAML list", maxFlowDepth))}
 	}
 	js, err := yaml.YAMLToJSONStrict([]byte(value))
 	if err != nil {
@@ -206,6 +212,24 @@ func describeJSON(raw json.RawMessage) (string, string) {
 		return string(raw), "null"
 	}
 	return shorten(string(raw)), "a number"
+}
+
+// flowDepth returns how deeply [ and { nest in s, quoted or not. The YAML parser takes time that
+// grows faster than the depth, and no list of policies needs more than a few levels.
+func flowDepth(s string) int {
+	depth, deepest := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '[', '{':
+			depth++
+			deepest = max(deepest, depth)
+		case ']', '}':
+			if depth > 0 {
+				depth--
+			}
+		}
+	}
+	return deepest
 }
 
 // multipleDocuments reports whether a YAML text holds more than one non-empty document.

@@ -175,6 +175,12 @@ func TestDecodePolicies(t *testing.T) {
 				`holds more than one YAML document: put all the policies in one list, without ---`},
 		},
 		{
+			name:  "nested too deeply",
+			value: strings.Repeat("{a: ", 65) + "1" + strings.Repeat("}", 65),
+			errs: []string{ann + `: Invalid value: "` + strings.Repeat("{a: ", 50) + `...": ` +
+				`nests [ and { more than 64 deep: write the policies as a plain YAML list`},
+		},
+		{
 			name:  "too many",
 			value: strings.Repeat("- event: PodFailed\n  when: 'true'\n  action: RestartJob\n", 33),
 			errs:  []string{ann + ": Too many: 33: must have at most 32 items"},
