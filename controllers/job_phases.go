@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -123,7 +124,29 @@ func (rc *jobRun) run(ctx context.Context) (ctrl.Result, error) {
 	if rc.evalErr != nil {
 		return ctrl.Result{}, rc.evalErr
 	}
+	if rc.job.Status.State.Phase == batchv1alpha1.Running && rc.usesElapsed() {
+		// A condition on elapsed can come true with nothing else changing.
+		if rc.requeueAfter == 0 || rc.requeueAfter > elapsedRecheck {
+			rc.requeueAfter = elapsedRecheck
+		}
+	}
 	return ctrl.Result{RequeueAfter: rc.requeueAfter}, nil
+}
+
+// elapsedRecheck is how often a running job whose policies read elapsed is looked at again.
+const elapsedRecheck = 10 * time.Second
+
+// usesElapsed reports whether a when expression of the job mentions elapsed.
+func (rc *jobRun) usesElapsed() bool {
+	uses := func(ps []batchv1alpha1.LifecyclePolicy) bool {
+		return slices.ContainsFunc(ps, func(p batchv1alpha1.LifecyclePolicy) bool {
+			return strings.Contains(p.When, "elapsed")
+		})
+	}
+	if uses(rc.job.Spec.Policies) || uses(rc.extra) {
+		return true
+	}
+	return slices.ContainsFunc(rc.job.Spec.Tasks, func(t batchv1alpha1.TaskSpec) bool { return uses(t.Policies) })
 }
 
 // validate checks what only a change of the job can fix: its effective spec, its plugins and

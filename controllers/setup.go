@@ -35,8 +35,8 @@ type Options struct {
 	Clock clock.Clock
 	// JobWorkers is the number of jobs reconciled at once.
 	JobWorkers int
-	// Policies compiles and evaluates lifecycle-policy CEL expressions; nil means jobs with
-	// CEL conditions cannot be checked (every policy with when fails to evaluate).
+	// Policies compiles and evaluates lifecycle-policy CEL expressions; nil means the default
+	// CEL engine.
 	Policies Policies
 }
 
@@ -55,6 +55,13 @@ func (o *Options) defaults() {
 // Setup registers every controller with the manager.
 func Setup(mgr ctrl.Manager, opts Options) error {
 	opts.defaults()
+	if opts.Policies == nil {
+		policies, err := NewCELPolicies(opts.Clock)
+		if err != nil {
+			return fmt.Errorf("creating the CEL engine of lifecycle policies: %w", err)
+		}
+		opts.Policies = policies
+	}
 	if err := (&JobReconciler{
 		Client:         mgr.GetClient(),
 		Clock:          opts.Clock,

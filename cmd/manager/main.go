@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -34,6 +35,7 @@ import (
 	"github.com/caldera-sh/caldera/controllers"
 	"github.com/caldera-sh/caldera/internal/scheme"
 	"github.com/caldera-sh/caldera/internal/webhook"
+	"github.com/caldera-sh/caldera/scheduler"
 )
 
 func main() {
@@ -50,6 +52,11 @@ type options struct {
 	leaderElectionNS string
 	schedulerNames   string
 	jobWorkers       int
+
+	enableScheduler bool
+	schedulerConf   string
+	schedulePeriod  time.Duration
+	defaultQueue    string
 
 	enableWebhook      bool
 	webhookPort        int
@@ -70,6 +77,10 @@ func parseFlags() *options {
 	flag.StringVar(&o.leaderElectionNS, "leader-election-namespace", "", "Namespace of the leader-election lease; empty means the manager's own namespace.")
 	flag.StringVar(&o.schedulerNames, "scheduler-name", "volcano", "Comma-separated scheduler names this manager serves; the first is the default schedulerName of job pods.")
 	flag.IntVar(&o.jobWorkers, "job-workers", 3, "Number of jobs reconciled at once.")
+	flag.BoolVar(&o.enableScheduler, "enable-scheduler", true, "Run the gang/queue scheduler in this manager (leader-elected).")
+	flag.StringVar(&o.schedulerConf, "scheduler-conf", "", "File holding the scheduler configuration in Volcano's format, reloaded when it changes; empty means Volcano's default configuration.")
+	flag.DurationVar(&o.schedulePeriod, "schedule-period", scheduler.DefaultSchedulePeriod, "Longest time between two scheduling cycles; a change in the cluster starts one sooner.")
+	flag.StringVar(&o.defaultQueue, "default-queue", "default", "Queue of jobs that name none; created when absent and never updated afterwards.")
 	flag.BoolVar(&o.enableWebhook, "enable-webhook", false, "Serve the validating admission webhook for jobs.")
 	flag.IntVar(&o.webhookPort, "webhook-port", 9443, "Port the webhook server listens on.")
 	flag.StringVar(&o.webhookCertDir, "webhook-cert-dir", "/tmp/k8s-webhook-server/serving-certs", "Folder of the webhook's serving certificate (tls.crt, tls.key).")
@@ -126,6 +137,22 @@ func run() error {
 		JobWorkers:     o.jobWorkers,
 	}); err != nil {
 		return err
+	}
+
+	if o.enableScheduler {
+		s, err := scheduler.New(mgr, scheduler.Options{
+			SchedulerNames: names,
+			DefaultQueue:   o.defaultQueue,
+			ConfigFile:     o.schedulerConf,
+			SchedulePeriod: o.schedulePeriod,
+			Clock:          clk,
+		})
+		if err != nil {
+			return fmt.Errorf("creating the scheduler: %w", err)
+		}
+		if err := mgr.Add(s); err != nil {
+			return fmt.Errorf("adding the scheduler: %w", err)
+		}
 	}
 
 	ctx := ctrl.SetupSignalHandler()

@@ -26,6 +26,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	batchv1alpha1 "github.com/caldera-sh/caldera/api/batch/v1alpha1"
+	"github.com/caldera-sh/caldera/internal/celpolicy"
 )
 
 // JobValidatePath is where the API server sends Job admission reviews.
@@ -46,7 +47,8 @@ type Options struct {
 	ConfigName  string
 	// DefaultSchedulerName is the schedulerName of pods whose job and template name none.
 	DefaultSchedulerName string
-	// Policies checks the job's lifecycle-policy CEL expressions; nil skips it.
+	// Policies checks the job's lifecycle-policy CEL expressions; nil means the default CEL
+	// engine's check.
 	Policies func(job *batchv1alpha1.Job) field.ErrorList
 }
 
@@ -56,6 +58,13 @@ type Options struct {
 // Setup registers the Job validator with the manager's webhook server. With ManageCerts, the
 // validator is registered (and the server started) once the certificate is in place.
 func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
+	if opts.Policies == nil {
+		engine, err := celpolicy.NewEngine()
+		if err != nil {
+			return fmt.Errorf("creating the CEL engine of lifecycle policies: %w", err)
+		}
+		opts.Policies = engine.ValidateJob
+	}
 	register := func() error {
 		return ctrl.NewWebhookManagedBy(mgr, &batchv1alpha1.Job{}).
 			WithValidator(&JobValidator{

@@ -49,8 +49,13 @@ func NewResource(rl corev1.ResourceList) Resource {
 	return r
 }
 
-// AddQuantity adds a quantity of one resource.
+// AddQuantity adds a quantity of one resource. Quota-only names (count/*, requests.*,
+// limits.*), which a PodGroup's minResources carries when it is computed as quota usage, as
+// Volcano's controller does, are not compute a node offers and are left out.
 func (r *Resource) AddQuantity(name corev1.ResourceName, q resource.Quantity) {
+	if isQuotaOnly(name) {
+		return
+	}
 	switch name {
 	case corev1.ResourceCPU:
 		r.MilliCPU += q.MilliValue()
@@ -63,6 +68,13 @@ func (r *Resource) AddQuantity(name corev1.ResourceName, q resource.Quantity) {
 		}
 		r.Scalar[name] += q.Value()
 	}
+}
+
+// isQuotaOnly reports whether name is a ResourceQuota accounting name rather than a resource.
+func isQuotaOnly(name corev1.ResourceName) bool {
+	n := string(name)
+	return strings.HasPrefix(n, "count/") || strings.HasPrefix(n, corev1.DefaultResourceRequestsPrefix) ||
+		strings.HasPrefix(n, "limits.")
 }
 
 // Get returns the amount of one resource.
