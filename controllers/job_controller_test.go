@@ -97,7 +97,7 @@ var _ = Describe("Job controller", Label("controller:job"), func() {
 
 	It("runs a two-task job to completion with Volcano's pods and a PodGroup", func(ctx SpecContext) {
 		job := wrappers.MakeJob("tf", ns).Scheduler(testScheduler).
-			Task("ps", 1).RunFor(2 * time.Second).
+			Task("ps", 1).RunFor(2*time.Second).
 			Task("worker", 2).RunFor(2 * time.Second).Obj()
 		Expect(fw.Client.Create(ctx, job)).To(Succeed())
 
