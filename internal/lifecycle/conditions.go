@@ -31,9 +31,10 @@ import (
 //   - Pending, Running, or changing phase (Restarting, Aborting, Completing, Terminating):
 //     Reconciling=True (JobPending, JobRunning or Progressing), Ready=False, no Stalled;
 //   - Completed: Ready=True (JobCompleted), no Reconciling or Stalled;
-//   - Failed, Terminated, Aborted: Stalled=True (JobFailed, JobTerminated, JobAborted, or
-//     JobSuspended for a job held by spec.suspend) with status.state.message, Ready=False, no
-//     Reconciling;
+//   - Failed, Terminated, Aborted: Stalled=True (JobFailed, JobTerminated, JobAborted) with
+//     status.state.message, Ready=False, no Reconciling;
+//   - Aborted by spec.suspend: Ready=False (JobSuspended), neither Stalled nor Reconciling: the
+//     job is as Git asks, and kstatus would read Stalled as a failure;
 //   - spec.suspend true: Suspended=True (JobSuspended) once the job is Aborted, False
 //     (Progressing) until then; without spec.suspend there is no Suspended condition.
 //
@@ -52,7 +53,19 @@ func SetConditions(job *batchv1alpha1.Job, clk clock.PassiveClock) {
 		setCondition(job, batchv1alpha1.ReadyCondition, true, reason, message, clk)
 		removeCondition(job, batchv1alpha1.ReconcilingCondition)
 		removeCondition(job, batchv1alpha1.StalledCondition)
-	case batchv1alpha1.Failed, batchv1alpha1.Terminated, batchv1alpha1.Aborted:
+	case batchv1alpha1.Aborted:
+		if reason == batchv1alpha1.JobSuspendedReason {
+			// Held by spec.suspend, as Git asks: the desired state, not a failure. kstatus reads
+			// Stalled as Failed, so a suspended job is neither Stalled nor Reconciling.
+			setCondition(job, batchv1alpha1.ReadyCondition, false, reason, message, clk)
+			removeCondition(job, batchv1alpha1.ReconcilingCondition)
+			removeCondition(job, batchv1alpha1.StalledCondition)
+			break
+		}
+		setCondition(job, batchv1alpha1.StalledCondition, true, reason, message, clk)
+		setCondition(job, batchv1alpha1.ReadyCondition, false, reason, message, clk)
+		removeCondition(job, batchv1alpha1.ReconcilingCondition)
+	case batchv1alpha1.Failed, batchv1alpha1.Terminated:
 		setCondition(job, batchv1alpha1.StalledCondition, true, reason, message, clk)
 		setCondition(job, batchv1alpha1.ReadyCondition, false, reason, message, clk)
 		removeCondition(job, batchv1alpha1.ReconcilingCondition)

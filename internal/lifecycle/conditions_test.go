@@ -108,7 +108,6 @@ func TestSetConditions(t *testing.T) {
 			state: batchv1alpha1.JobState{Phase: batchv1alpha1.Aborted, Reason: batchv1alpha1.JobSuspendedReason},
 			opts:  []jobOpt{suspend(true)},
 			want: []metav1.Condition{
-				cond(stalled, true, batchv1alpha1.JobSuspendedReason, "spec.suspend holds the job"),
 				cond(ready, false, batchv1alpha1.JobSuspendedReason, "spec.suspend holds the job"),
 				cond(suspended, true, batchv1alpha1.JobSuspendedReason, "spec.suspend holds the job; set it to false to resume"),
 			},
