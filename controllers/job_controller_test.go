@@ -27,6 +27,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
@@ -399,3 +400,75 @@ var _ = Describe("Job controller restarts", Label("controller:job"), func() {
 		}, framework.ConsistentlyDuration, framework.Interval).Should(Succeed())
 	})
 })
+
+var _ = Describe("Job controller and bad input", Label("controller:job"), func() {
+	var ns string
+
+	BeforeEach(func(ctx SpecContext) {
+		ns = fw.SpecNamespace("bad")
+		startControllers(ctx)
+	})
+
+	expectStalled := func(ctx context.Context, job *batchv1alpha1.Job, reason string, message ...string) {
+		GinkgoHelper()
+		Eventually(func(g Gomega) {
+			cur := getJob(ctx, g, job)
+			s := condition(cur, batchv1alpha1.StalledCondition)
+			g.Expect(s).NotTo(BeNil())
+			g.Expect(s.Reason).To(Equal(reason))
+			for _, m := range message {
+				g.Expect(s.Message).To(ContainSubstring(m))
+			}
+			g.Expect(cur.Status.State.Phase).To(Equal(batchv1alpha1.Pending))
+		}, framework.Timeout, framework.Interval).Should(Succeed())
+	}
+
+	It("waits for a claim the job names, and runs once it exists", func(ctx SpecContext) {
+		job := wrappers.MakeJob("claim", ns).Scheduler(testScheduler).Task("worker", 1).Obj()
+		job.Spec.Volumes = []batchv1alpha1.VolumeSpec{{MountPath: "/data", VolumeClaimName: "data"}}
+		Expect(fw.Client.Create(ctx, job)).To(Succeed())
+		expectStalled(ctx, job, batchv1alpha1.PVCNotFoundReason, "spec.volumes[0].volumeClaimName", "data")
+		Consistently(func(g Gomega) {
+			g.Expect(jobPods(ctx, g, job)).To(BeEmpty())
+		}, framework.ConsistentlyDuration, framework.Interval).Should(Succeed())
+
+		claim := &corev1.PersistentVolumeClaim{
+			ObjectMeta: metav1.ObjectMeta{Name: "data", Namespace: ns},
+			Spec: corev1.PersistentVolumeClaimSpec{
+				AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+				Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{
+					corev1.ResourceStorage: resourceMustParse("1Gi"),
+				}},
+			},
+		}
+		Expect(fw.Client.Create(ctx, claim)).To(Succeed())
+		Eventually(func(g Gomega) {
+			pods := jobPods(ctx, g, job)
+			g.Expect(pods).To(HaveLen(1))
+			g.Expect(pods[0].Spec.Volumes).To(ContainElement(HaveField("VolumeSource.PersistentVolumeClaim.ClaimName", "data")))
+		}, framework.Timeout, framework.Interval).Should(Succeed())
+	})
+
+	It("stalls a job whose pod template the API server rejects, saying why", func(ctx SpecContext) {
+		job := wrappers.MakeJob("template", ns).Scheduler(testScheduler).Task("worker", 3).Obj()
+		job.Spec.Tasks[0].Template.Spec.Containers[0].Name = "Bad_Name"
+		Expect(fw.Client.Create(ctx, job)).To(Succeed())
+		expectStalled(ctx, job, batchv1alpha1.PodTemplateInvalidReason, "Bad_Name", "fix the task's pod template")
+		Consistently(func(g Gomega) {
+			g.Expect(jobPods(ctx, g, job)).To(BeEmpty())
+		}, framework.ConsistentlyDuration, framework.Interval).Should(Succeed())
+
+		// Fixing the template from Git takes effect.
+		cur := &batchv1alpha1.Job{}
+		Expect(fw.Client.Get(ctx, client.ObjectKeyFromObject(job), cur)).To(Succeed())
+		patch := client.MergeFrom(cur.DeepCopy())
+		cur.Spec.Tasks[0].Template.Spec.Containers[0].Name = "worker"
+		Expect(fw.Client.Patch(ctx, cur, patch)).To(Succeed())
+		Eventually(func(g Gomega) {
+			g.Expect(jobPods(ctx, g, job)).To(HaveLen(3))
+			g.Expect(condition(getJob(ctx, g, job), batchv1alpha1.StalledCondition)).To(BeNil())
+		}, framework.Timeout, framework.Interval).Should(Succeed())
+	})
+})
+
+func resourceMustParse(s string) resource.Quantity { return resource.MustParse(s) }
