@@ -21,6 +21,9 @@ import (
 	"fmt"
 
 	"github.com/open-policy-agent/cert-controller/pkg/rotator"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -78,6 +81,11 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 	}
 	if !opts.ManageCerts {
 		return register()
+	}
+	// The rotator fills in a Secret it expects to exist: make it empty when absent.
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: opts.Namespace, Name: opts.SecretName}}
+	if err := mgr.GetClient().Create(ctx, secret); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("creating the webhook certificate Secret %s/%s: %w", opts.Namespace, opts.SecretName, err)
 	}
 	ready := make(chan struct{})
 	err := rotator.AddRotator(mgr, &rotator.CertRotator{
