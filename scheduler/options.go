@@ -42,6 +42,8 @@ const (
 	DefaultBindWorkers = 16
 	// DefaultStatusWorkers is the number of workers that write PodGroup and Queue statuses.
 	DefaultStatusWorkers = 2
+	// DefaultStatusMaxDelay is the longest a PodGroup status write waits for binds to finish.
+	DefaultStatusMaxDelay = 30 * time.Second
 	// DefaultConfigPollInterval is how often the configuration file is checked for changes.
 	DefaultConfigPollInterval = 5 * time.Second
 )
@@ -76,6 +78,9 @@ type Options struct {
 	// StatusWorkers is the number of workers writing statuses (default 2). Status writes are
 	// coalesced per object, so a few workers keep up while leaving the API server to the binds.
 	StatusWorkers int
+	// StatusMaxDelay is the longest a PodGroup status write (other than an admission, which goes
+	// at once) waits while binds are under way (default 30s): binds come first.
+	StatusMaxDelay time.Duration
 	// Clock is the scheduler's clock (default the real clock).
 	Clock clock.WithTicker
 	// OnCycle, when set, is called after every cycle with what it did.
@@ -127,6 +132,9 @@ func (o *Options) setDefaults() error {
 	if o.StatusWorkers == 0 {
 		o.StatusWorkers = DefaultStatusWorkers
 	}
+	if o.StatusMaxDelay == 0 {
+		o.StatusMaxDelay = DefaultStatusMaxDelay
+	}
 	if o.Clock == nil {
 		o.Clock = clock.RealClock{}
 	}
@@ -142,7 +150,7 @@ func (o *Options) setDefaults() error {
 	for _, d := range []struct {
 		name string
 		v    time.Duration
-	}{{"SchedulePeriod", o.SchedulePeriod}, {"MinCycleInterval", o.MinCycleInterval}, {"ConfigPollInterval", o.ConfigPollInterval}} {
+	}{{"SchedulePeriod", o.SchedulePeriod}, {"MinCycleInterval", o.MinCycleInterval}, {"ConfigPollInterval", o.ConfigPollInterval}, {"StatusMaxDelay", o.StatusMaxDelay}} {
 		if d.v < 0 {
 			errs = append(errs, fmt.Errorf("%s: must be positive, got %s", d.name, d.v))
 		}

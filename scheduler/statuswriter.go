@@ -19,6 +19,7 @@ package scheduler
 import (
 	"context"
 	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -41,6 +42,11 @@ type podGroupWrite struct {
 	status schedulingv1beta1.PodGroupStatus
 	// event is the Unschedulable message to record on the PodGroup once written, or "".
 	event string
+	// urgent writes (admissions: the job controller waits for Inqueue to create pods) go at
+	// once; the others wait while binds are under way, up to Options.StatusMaxDelay.
+	urgent bool
+	// wanted is when a write of this PodGroup was first wanted.
+	wanted time.Time
 }
 
 // statusWriter writes PodGroup and Queue statuses. Writes are coalesced per object: only the
@@ -72,15 +78,35 @@ func newStatusWriter(s *Scheduler) *statusWriter {
 	}
 }
 
-func (w *statusWriter) wantPodGroup(namespace, name string, st schedulingv1beta1.PodGroupStatus, event string) {
+func (w *statusWriter) wantPodGroup(namespace, name string, st schedulingv1beta1.PodGroupStatus, event string, urgent bool) {
 	k := statusKey{namespace: namespace, name: name}
+	wanted := w.s.clock.Now()
 	w.mu.Lock()
-	if old, ok := w.groups[k]; ok && event == "" {
-		event = old.event
+	if old, ok := w.groups[k]; ok {
+		if event == "" {
+			event = old.event
+		}
+		urgent = urgent || old.urgent
+		wanted = old.wanted
 	}
-	w.groups[k] = podGroupWrite{status: st, event: event}
+	w.groups[k] = podGroupWrite{status: st, event: event, urgent: urgent, wanted: wanted}
 	w.mu.Unlock()
 	w.queue.Add(k)
+}
+
+// deferred reports whether a PodGroup write should wait: it is not urgent, binds are under way
+// and it has not waited StatusMaxDelay yet.
+func (w *statusWriter) deferred(k statusKey) bool {
+	if k.queue {
+		return false
+	}
+	w.mu.Lock()
+	want, ok := w.groups[k]
+	w.mu.Unlock()
+	if !ok || want.urgent || w.s.clock.Since(want.wanted) >= w.s.opts.StatusMaxDelay {
+		return false
+	}
+	return w.s.cache.BindsInFlight() > 0
 }
 
 func (w *statusWriter) wantQueue(name string, st schedulingv1beta1.QueueStatus) {
@@ -91,6 +117,9 @@ func (w *statusWriter) wantQueue(name string, st schedulingv1beta1.QueueStatus) 
 	w.queue.Add(k)
 }
 
+// run starts n status workers. Binds come first: a write that is not urgent waits while binds
+// are under way (statuses are coalesced, so waiting costs nothing but time), at most
+// StatusMaxDelay.
 func (w *statusWriter) run(ctx context.Context, n int, wg *sync.WaitGroup) {
 	for i := 0; i < n; i++ {
 		wg.Add(1)
@@ -100,6 +129,11 @@ func (w *statusWriter) run(ctx context.Context, n int, wg *sync.WaitGroup) {
 				k, shutdown := w.queue.Get()
 				if shutdown {
 					return
+				}
+				if w.deferred(k) {
+					w.queue.AddAfter(k, statusRetryDelay)
+					w.queue.Done(k)
+					continue
 				}
 				err := w.write(ctx, k)
 				if err != nil && ctx.Err() == nil {
@@ -113,6 +147,9 @@ func (w *statusWriter) run(ctx context.Context, n int, wg *sync.WaitGroup) {
 		}()
 	}
 }
+
+// statusRetryDelay is how long a deferred write waits before it is looked at again.
+const statusRetryDelay = 50 * time.Millisecond
 
 func (w *statusWriter) write(ctx context.Context, k statusKey) error {
 	if k.queue {

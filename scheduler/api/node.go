@@ -61,6 +61,8 @@ type NodeInfo struct {
 	Ready bool
 	// Unschedulable mirrors spec.unschedulable.
 	Unschedulable bool
+	// AntiAffinityPods counts the pods on the node with a required pod anti-affinity.
+	AntiAffinityPods int32
 }
 
 // NewNodeInfo returns the NodeInfo of a node (which may be nil while the node is not known).
@@ -123,7 +125,22 @@ func (n *NodeInfo) RemoveTask(uid TaskID) {
 	}
 }
 
+// HasRequiredAntiAffinity reports whether a pod has a required pod anti-affinity term.
+func HasRequiredAntiAffinity(pod *corev1.Pod) bool {
+	return pod != nil && pod.Spec.Affinity != nil && pod.Spec.Affinity.PodAntiAffinity != nil &&
+		len(pod.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0
+}
+
+// HasRequiredPodAffinity reports whether a pod has a required pod affinity or anti-affinity term.
+func HasRequiredPodAffinity(pod *corev1.Pod) bool {
+	return HasRequiredAntiAffinity(pod) || (pod != nil && pod.Spec.Affinity != nil && pod.Spec.Affinity.PodAffinity != nil &&
+		len(pod.Spec.Affinity.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0)
+}
+
 func (n *NodeInfo) account(t *NodeTask, sign int32) {
+	if HasRequiredAntiAffinity(t.Pod) && (OccupiesNode(t.Status) || t.Status == Pipelined) {
+		n.AntiAffinityPods += sign
+	}
 	add := func(r *Resource) {
 		if sign > 0 {
 			r.Add(t.Resreq)

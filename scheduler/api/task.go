@@ -137,9 +137,17 @@ func PodRequests(pod *corev1.Pod) Resource {
 	return NewResource(resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{}))
 }
 
-// NewTaskInfo builds the task of a pod in job.
-func NewTaskInfo(pod *corev1.Pod, job JobID) *TaskInfo {
-	req := PodRequests(pod)
+// NewTaskInfo builds the task of a pod in job. prev, when given, is the task of an earlier
+// version of the same pod: what it computed is reused when the pod's requests did not change.
+// The predicate key is left to EnsurePredicateKey (only pending tasks need it).
+func NewTaskInfo(pod *corev1.Pod, job JobID, prev *TaskInfo) *TaskInfo {
+	var reqp *Resource
+	if prev != nil && prev.Pod != nil && SameRequests(prev.Pod, pod) {
+		reqp = prev.Resreq
+	} else {
+		req := PodRequests(pod)
+		reqp = &req
+	}
 	t := &TaskInfo{
 		UID:             pod.UID,
 		Job:             job,
@@ -147,8 +155,8 @@ func NewTaskInfo(pod *corev1.Pod, job JobID) *TaskInfo {
 		Namespace:       pod.Namespace,
 		TaskRole:        taskRole(pod),
 		Pod:             pod,
-		Resreq:          &req,
-		BestEffort:      req.IsEmpty(),
+		Resreq:          reqp,
+		BestEffort:      reqp.IsEmpty(),
 		NodeName:        pod.Spec.NodeName,
 		Status:          PodStatus(pod),
 		Priority:        corev1helpers.PodPriority(pod),
@@ -156,8 +164,78 @@ func NewTaskInfo(pod *corev1.Pod, job JobID) *TaskInfo {
 		PreemptionNever: pod.Spec.PreemptionPolicy != nil && *pod.Spec.PreemptionPolicy == corev1.PreemptNever,
 		CreationTime:    pod.CreationTimestamp.Time,
 	}
-	t.PredicateKey = predicateKey(pod, &req)
 	return t
+}
+
+// EnsurePredicateKey computes the task's predicate key if it is not known yet.
+func (t *TaskInfo) EnsurePredicateKey() {
+	if t.PredicateKey == 0 && t.Pod != nil {
+		t.PredicateKey = predicateKey(t.Pod, t.Resreq)
+	}
+}
+
+// SameRequests reports whether two versions of a pod ask for the same resources (containers,
+// init containers, overhead and pod-level resources).
+func SameRequests(a, b *corev1.Pod) bool {
+	if len(a.Spec.Containers) != len(b.Spec.Containers) || len(a.Spec.InitContainers) != len(b.Spec.InitContainers) {
+		return false
+	}
+	for i := range a.Spec.Containers {
+		if !sameResources(&a.Spec.Containers[i].Resources, &b.Spec.Containers[i].Resources) {
+			return false
+		}
+	}
+	for i := range a.Spec.InitContainers {
+		ai, bi := &a.Spec.InitContainers[i], &b.Spec.InitContainers[i]
+		if !sameResources(&ai.Resources, &bi.Resources) || !sameRestartPolicy(ai.RestartPolicy, bi.RestartPolicy) {
+			return false
+		}
+	}
+	if !sameList(a.Spec.Overhead, b.Spec.Overhead) {
+		return false
+	}
+	if (a.Spec.Resources == nil) != (b.Spec.Resources == nil) {
+		return false
+	}
+	if a.Spec.Resources != nil && !sameResources(a.Spec.Resources, b.Spec.Resources) {
+		return false
+	}
+	// In-place resizes report the resources in force in the status.
+	return len(a.Status.ContainerStatuses) == 0 && len(b.Status.ContainerStatuses) == 0 || equalStatusResources(a, b)
+}
+
+func sameRestartPolicy(a, b *corev1.ContainerRestartPolicy) bool {
+	return (a == nil) == (b == nil) && (a == nil || *a == *b)
+}
+
+func sameResources(a, b *corev1.ResourceRequirements) bool {
+	return sameList(a.Requests, b.Requests) && sameList(a.Limits, b.Limits)
+}
+
+func sameList(a, b corev1.ResourceList) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		w, ok := b[k]
+		if !ok || v.Cmp(w) != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func equalStatusResources(a, b *corev1.Pod) bool {
+	if len(a.Status.ContainerStatuses) != len(b.Status.ContainerStatuses) {
+		return false
+	}
+	for i := range a.Status.ContainerStatuses {
+		ar, br := a.Status.ContainerStatuses[i].Resources, b.Status.ContainerStatuses[i].Resources
+		if (ar == nil) != (br == nil) || ar != nil && !sameResources(ar, br) {
+			return false
+		}
+	}
+	return true
 }
 
 // PodStatus maps a pod to a task status.

@@ -416,8 +416,9 @@ func JobIDOf(pod *corev1.Pod) api.JobID {
 func (c *Cache) AddPod(pod *corev1.Pod) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	prev := c.taskLocked(pod.UID)
 	relevant := c.removePodLocked(pod.UID)
-	if c.addPodLocked(pod) {
+	if c.addPodLocked(pod, prev) {
 		relevant = true
 	}
 	if relevant {
@@ -434,6 +435,16 @@ func (c *Cache) DeletePod(uid types.UID) {
 	delete(c.evicting, uid)
 	delete(c.nominated, uid)
 	c.kick()
+}
+
+// taskLocked returns the task of one of our pods, or nil.
+func (c *Cache) taskLocked(uid types.UID) *api.TaskInfo {
+	if id, ok := c.podJob[uid]; ok {
+		if j, ok := c.jobs[id]; ok {
+			return j.Tasks[uid]
+		}
+	}
+	return nil
 }
 
 // removePodLocked takes a pod out of its job and node; it reports whether that frees resources
@@ -469,7 +480,7 @@ func (c *Cache) removePodLocked(uid types.UID) bool {
 
 // addPodLocked puts a pod in its job (when ours) and on its node (when it holds one). It reports
 // whether the change may let the scheduler do more.
-func (c *Cache) addPodLocked(pod *corev1.Pod) bool {
+func (c *Cache) addPodLocked(pod *corev1.Pod, prev *api.TaskInfo) bool {
 	ours := c.schedulerNames[pod.Spec.SchedulerName]
 	if !ours && pod.Spec.NodeName == "" {
 		return false
@@ -491,8 +502,11 @@ func (c *Cache) addPodLocked(pod *corev1.Pod) bool {
 	var resreq *api.Resource
 	if ours {
 		id := JobIDOf(pod)
-		t := api.NewTaskInfo(pod, id)
+		t := api.NewTaskInfo(pod, id, prev)
 		t.Status, t.NodeName = status, nodeName
+		if status == api.Pending {
+			t.EnsurePredicateKey()
+		}
 		t.NominatedNode = c.nominated[pod.UID]
 		resreq = t.Resreq
 		j, ok := c.jobs[id]
@@ -606,7 +620,7 @@ func (c *Cache) ForgetBind(uid types.UID) {
 		return
 	}
 	c.removePodLocked(uid)
-	c.addPodLocked(cur.Pod)
+	c.addPodLocked(cur.Pod, cur)
 	c.kick()
 }
 
@@ -663,8 +677,9 @@ func (c *Cache) refreshPodLocked(uid types.UID) {
 	if pod == nil {
 		return
 	}
+	prev := c.taskLocked(uid)
 	c.removePodLocked(uid)
-	c.addPodLocked(pod)
+	c.addPodLocked(pod, prev)
 }
 
 // SetJobPhase records the phase the scheduler decided for a job, to be used until the PodGroup
@@ -672,6 +687,19 @@ func (c *Cache) refreshPodLocked(uid types.UID) {
 func (c *Cache) SetJobPhase(id api.JobID, phase schedulingv1beta1.PodGroupPhase) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.setJobPhaseLocked(id, phase)
+}
+
+// SetJobPhases records many decided phases at once.
+func (c *Cache) SetJobPhases(phases map[api.JobID]schedulingv1beta1.PodGroupPhase) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for id, phase := range phases {
+		c.setJobPhaseLocked(id, phase)
+	}
+}
+
+func (c *Cache) setJobPhaseLocked(id api.JobID, phase schedulingv1beta1.PodGroupPhase) {
 	j, ok := c.jobs[id]
 	if !ok || j.Phase == phase {
 		return

@@ -63,29 +63,15 @@ func (ssn *Session) FitOnNode(t *api.TaskInfo, n *api.NodeInfo) (reasons []strin
 	if r := ssn.Predicate(t, n); r != "" {
 		return []string{r}, false
 	}
-	if n.PodsFull() {
-		return []string{"Too many pods"}, false
-	}
-	if n.FitsIdle(t.Resreq) {
-		return nil, false
-	}
-	if n.FitsFutureIdle(t.Resreq) {
-		return nil, true
-	}
-	idle := n.FutureIdle()
-	for _, r := range t.Resreq.Insufficient(&idle) {
-		reasons = append(reasons, "Insufficient "+string(r))
-	}
-	if len(reasons) == 0 {
-		reasons = []string{"Insufficient resources"}
-	}
-	return reasons, false
+	return fitCapacity(t, n)
 }
 
-// SelectNode finds the best node for a pending task: its nominated node if that still fits,
-// else the best-scored among the first fitting nodes found, starting where the last search
-// stopped. A node with room now is preferred to one that fits only once resources are released.
-// When nothing fits, the returned FitErrors say why, node by node; search may be nil.
+// SelectNode finds the best node for a pending task: its nominated node if that still fits;
+// else, the first time a predicate key is seen in the cycle, the best-scored among the first
+// fitting nodes found starting where the last search stopped; from the second time on, the
+// best-scored node of all, from the key's node ranking (which later tasks of the key share).
+// A node with room now is preferred to one that fits only once resources are released. When
+// nothing fits, the returned FitErrors say why, node by node; search may be nil.
 func (ssn *Session) SelectNode(t *api.TaskInfo, search *NodeSearch) (*Placement, *api.FitErrors) {
 	nodes := ssn.NodeList
 	fe := api.NewFitErrors(len(nodes))
@@ -101,6 +87,12 @@ func (ssn *Session) SelectNode(t *api.TaskInfo, search *NodeSearch) (*Placement,
 			if reasons, pipelined := ssn.FitOnNode(t, n); len(reasons) == 0 {
 				return &Placement{Node: n, Pipelined: pipelined}, nil
 			}
+		}
+	}
+	if ssn.shareable(t) {
+		ssn.keyUses[t.PredicateKey]++
+		if ssn.keyUses[t.PredicateKey] > 1 {
+			return ssn.ranked(t)
 		}
 	}
 	var failed map[int][]string
@@ -158,6 +150,13 @@ func (ssn *Session) SelectNode(t *api.TaskInfo, search *NodeSearch) (*Placement,
 		}
 	}
 	return &Placement{Node: best, Pipelined: pipelined}, nil
+}
+
+// shareable reports whether a task's filter results and scores depend only on its predicate
+// key and the nodes' state, so a node ranking may serve it: it has no inter-pod affinity and no
+// pod on any node refuses neighbours.
+func (ssn *Session) shareable(t *api.TaskInfo) bool {
+	return !ssn.antiAffinity && !api.HasRequiredPodAffinity(t.Pod)
 }
 
 // PredicateNodes returns the nodes whose filters let the task on, whatever their free

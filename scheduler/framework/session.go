@@ -111,6 +111,21 @@ type Session struct {
 	nodeStart  int
 	queueNotes map[string]string
 	committed  map[api.TaskID]struct{}
+
+	// The enabled per-node callbacks, in tier order, gathered once the plugins registered.
+	predicates    []PredicateFn
+	prePredicates []PrePredicateFn
+	nodeOrders    []NodeOrderFn
+
+	// nodeVersion counts the changes made to each node (by NodeList position) in the cycle;
+	// nodeLog lists the positions changed, in order. Node rankings catch up from it.
+	nodeVersion []uint64
+	nodeLog     []int
+	rankings    map[uint64]*nodeRanking
+	keyUses     map[uint64]int
+	// antiAffinity is set when some pod on a node refuses neighbours (required anti-affinity):
+	// filters then depend on each pod's labels and node rankings cannot be shared.
+	antiAffinity bool
 	// podSpecific are filter reasons that depend on more than a task's predicate key.
 	podSpecific map[string]bool
 }
@@ -159,7 +174,36 @@ func OpenSession(s *snapshot.Snapshot, cfg *Config, d Dispatcher, uid types.UID,
 	for _, p := range ssn.plugins {
 		p.plugin.OnSessionOpen(ssn)
 	}
+	ssn.gatherNodeCallbacks()
+	ssn.nodeVersion = make([]uint64, len(ssn.NodeList))
+	ssn.rankings = map[uint64]*nodeRanking{}
+	ssn.keyUses = map[uint64]int{}
+	for _, n := range ssn.NodeList {
+		if n.AntiAffinityPods > 0 {
+			ssn.antiAffinity = true
+			break
+		}
+	}
 	return ssn
+}
+
+func (ssn *Session) gatherNodeCallbacks() {
+	for _, p := range ssn.plugins {
+		name := p.option.Name
+		if conf.Enabled(p.option.EnabledPredicate) {
+			if fn, ok := ssn.predicateFns[name]; ok {
+				ssn.predicates = append(ssn.predicates, fn)
+			}
+			if fn, ok := ssn.prePredicateFns[name]; ok {
+				ssn.prePredicates = append(ssn.prePredicates, fn)
+			}
+		}
+		if conf.Enabled(p.option.EnabledNodeOrder) {
+			if fn, ok := ssn.nodeOrderFns[name]; ok {
+				ssn.nodeOrders = append(ssn.nodeOrders, fn)
+			}
+		}
+	}
 }
 
 // Run executes the configured actions in order.
@@ -298,5 +342,9 @@ func (ssn *Session) touch(job api.JobID, node string) {
 	ssn.Snapshot.TouchJob(job)
 	if node != "" {
 		ssn.Snapshot.TouchNode(node)
+		if idx, ok := ssn.Snapshot.NodeIndex(node); ok && idx < len(ssn.nodeVersion) {
+			ssn.nodeVersion[idx]++
+			ssn.nodeLog = append(ssn.nodeLog, idx)
+		}
 	}
 }

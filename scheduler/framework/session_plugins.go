@@ -368,14 +368,9 @@ func (ssn *Session) Reclaimable(reclaimer *api.TaskInfo, candidates []*api.TaskI
 
 // PrePredicate returns the first node-independent reason the task cannot be placed, or nil.
 func (ssn *Session) PrePredicate(t *api.TaskInfo) error {
-	for _, p := range ssn.plugins {
-		if !conf.Enabled(p.option.EnabledPredicate) {
-			continue
-		}
-		if fn, ok := ssn.prePredicateFns[p.option.Name]; ok {
-			if err := fn(t); err != nil {
-				return err
-			}
+	for _, fn := range ssn.prePredicates {
+		if err := fn(t); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -387,14 +382,9 @@ func (ssn *Session) Predicate(t *api.TaskInfo, n *api.NodeInfo) string {
 	if !n.Ready {
 		return "node(s) were not ready"
 	}
-	for _, p := range ssn.plugins {
-		if !conf.Enabled(p.option.EnabledPredicate) {
-			continue
-		}
-		if fn, ok := ssn.predicateFns[p.option.Name]; ok {
-			if reason := fn(t, n); reason != "" {
-				return reason
-			}
+	for _, fn := range ssn.predicates {
+		if reason := fn(t, n); reason != "" {
+			return reason
 		}
 	}
 	return ""
@@ -403,23 +393,11 @@ func (ssn *Session) Predicate(t *api.TaskInfo, n *api.NodeInfo) string {
 // NodeScore sums the enabled node scores of a task on a node.
 func (ssn *Session) NodeScore(t *api.TaskInfo, n *api.NodeInfo) float64 {
 	var score float64
-	for _, p := range ssn.plugins {
-		if !conf.Enabled(p.option.EnabledNodeOrder) {
-			continue
-		}
-		if fn, ok := ssn.nodeOrderFns[p.option.Name]; ok {
-			score += fn(t, n)
-		}
+	for _, fn := range ssn.nodeOrders {
+		score += fn(t, n)
 	}
 	return score
 }
 
 // HasNodeOrder reports whether any node score is registered.
-func (ssn *Session) HasNodeOrder() bool {
-	for _, p := range ssn.plugins {
-		if _, ok := ssn.nodeOrderFns[p.option.Name]; ok && conf.Enabled(p.option.EnabledNodeOrder) {
-			return true
-		}
-	}
-	return false
-}
+func (ssn *Session) HasNodeOrder() bool { return len(ssn.nodeOrders) > 0 }

@@ -80,6 +80,10 @@ func (s *Statement) place(t *api.TaskInfo, nodeName string, status api.TaskStatu
 	j.UpdateTaskStatus(t, status)
 	t.NodeName = nodeName
 	n.AddTask(&api.NodeTask{UID: t.UID, Job: t.Job, Namespace: t.Namespace, Name: t.Name, Resreq: t.Resreq, Status: status, Pod: t.Pod})
+	if api.HasRequiredAntiAffinity(t.Pod) {
+		// From now on the filters depend on each pod's labels.
+		s.ssn.antiAffinity = true
+	}
 	s.ssn.touch(t.Job, nodeName)
 	s.ssn.fireAllocate(t)
 	return nil
@@ -130,11 +134,13 @@ func (s *Statement) discardFrom(mark int) {
 			n.RemoveTask(op.task.UID)
 			j.UpdateTaskStatus(op.task, op.prevStatus)
 			op.task.NodeName = op.prevNode
+			s.ssn.touch(op.task.Job, op.node)
 			s.ssn.fireDeallocate(op.task)
 		case opEvict:
 			j.UpdateTaskStatus(op.task, op.prevStatus)
 			n.AddTask(&api.NodeTask{UID: op.task.UID, Job: op.task.Job, Namespace: op.task.Namespace, Name: op.task.Name,
 				Resreq: op.task.Resreq, Status: op.prevStatus, Pod: op.task.Pod})
+			s.ssn.touch(op.task.Job, op.node)
 			s.ssn.fireAllocate(op.task)
 		}
 	}

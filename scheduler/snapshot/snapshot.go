@@ -131,6 +131,12 @@ func New() *Snapshot {
 	}
 }
 
+// NodeIndex returns the position of a node in NodeList.
+func (s *Snapshot) NodeIndex(name string) (int, bool) {
+	i, ok := s.nodeIndex[name]
+	return i, ok
+}
+
 // TouchJob marks a job as changed by the cycle: the next update replaces it.
 func (s *Snapshot) TouchJob(id api.JobID) { s.touchedJobs[id] = struct{}{} }
 

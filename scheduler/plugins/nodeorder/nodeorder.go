@@ -92,6 +92,8 @@ func (p *plugin) OnSessionClose(*framework.Session) {}
 type Scorer struct {
 	w         Weights
 	preferred map[api.TaskID]*preferred
+	last      *api.TaskInfo
+	lastPref  *preferred
 }
 
 type preferred struct {
@@ -147,27 +149,31 @@ func MostRequested(req *api.Resource, n *api.NodeInfo) float64 {
 // BalancedResource scores 100 when cpu, memory (and GPUs, when the task asks for them) would be
 // used in equal fractions, less the more they differ.
 func BalancedResource(req *api.Resource, n *api.NodeInfo) float64 {
-	fs := []float64{
-		fraction(req.MilliCPU, n.Used.MilliCPU, n.Allocatable.MilliCPU),
-		fraction(req.Memory, n.Used.Memory, n.Allocatable.Memory),
-	}
+	var fs [3]float64
+	fs[0] = fraction(req.MilliCPU, n.Used.MilliCPU, n.Allocatable.MilliCPU)
+	fs[1] = fraction(req.Memory, n.Used.Memory, n.Allocatable.Memory)
+	k := 2
 	const gpu = corev1.ResourceName("nvidia.com/gpu")
-	if req.Scalar[gpu] > 0 {
-		fs = append(fs, fraction(req.Scalar[gpu], n.Used.Scalar[gpu], n.Allocatable.Scalar[gpu]))
+	if g := req.Scalar[gpu]; g > 0 {
+		fs[2] = fraction(g, n.Used.Scalar[gpu], n.Allocatable.Scalar[gpu])
+		k = 3
 	}
 	var mean float64
-	for _, f := range fs {
+	for _, f := range fs[:k] {
 		mean += f
 	}
-	mean /= float64(len(fs))
+	mean /= float64(k)
 	var variance float64
-	for _, f := range fs {
+	for _, f := range fs[:k] {
 		variance += (f - mean) * (f - mean)
 	}
-	return (1 - math.Sqrt(variance/float64(len(fs)))) * 100
+	return (1 - math.Sqrt(variance/float64(k))) * 100
 }
 
 func (s *Scorer) nodeAffinity(t *api.TaskInfo, n *api.NodeInfo) float64 {
+	if s.last == t {
+		return s.lastPref.score(n)
+	}
 	p, ok := s.preferred[t.UID]
 	if !ok {
 		p = &preferred{}
@@ -182,6 +188,11 @@ func (s *Scorer) nodeAffinity(t *api.TaskInfo, n *api.NodeInfo) float64 {
 		}
 		s.preferred[t.UID] = p
 	}
+	s.last, s.lastPref = t, p
+	return p.score(n)
+}
+
+func (p *preferred) score(n *api.NodeInfo) float64 {
 	if p.terms == nil || p.max == 0 || n.Node == nil {
 		return 0
 	}
@@ -191,7 +202,7 @@ func (s *Scorer) nodeAffinity(t *api.TaskInfo, n *api.NodeInfo) float64 {
 // TaintToleration scores 100 when the pod tolerates every PreferNoSchedule taint of the node,
 // less for each it does not.
 func TaintToleration(pod *corev1.Pod, node *corev1.Node) float64 {
-	if pod == nil || node == nil {
+	if pod == nil || node == nil || len(node.Spec.Taints) == 0 {
 		return 100
 	}
 	untolerated := 0

@@ -113,6 +113,11 @@ type Filter struct {
 	opts     Options
 	nodes    map[string]*api.NodeInfo
 	affinity map[api.TaskID]nodeaffinity.RequiredNodeAffinity
+	// The last task seen, whose parsed affinity and host ports are kept at hand: a task is
+	// checked against many nodes in a row.
+	last      *api.TaskInfo
+	lastAff   nodeaffinity.RequiredNodeAffinity
+	lastPorts []hostPort
 }
 
 // NewFilter returns a filter over the given nodes.
@@ -155,25 +160,30 @@ func (f *Filter) Filter(t *api.TaskInfo, n *api.NodeInfo) string {
 	if n.Unschedulable && !toleratesUnschedulable(pod) {
 		return ReasonUnschedulable
 	}
-	if f.opts.TaintToleration {
+	if f.opts.TaintToleration && len(node.Spec.Taints) > 0 {
 		if taint, found := corev1helpers.FindMatchingUntoleratedTaint(klog.Background(), node.Spec.Taints, pod.Spec.Tolerations, hardTaint, false); found {
 			return fmt.Sprintf("node(s) had untolerated taint {%s: %s}", taint.Key, taint.Value)
 		}
 	}
-	if f.opts.NodeAffinity {
+	if f.last != t {
+		f.last = t
 		aff, ok := f.affinity[t.UID]
 		if !ok {
 			aff = nodeaffinity.GetRequiredNodeAffinity(pod)
 			f.affinity[t.UID] = aff
 		}
-		if match, err := aff.Match(node); err != nil || !match {
+		f.lastAff = aff
+		f.lastPorts = podPorts(pod)
+	}
+	if f.opts.NodeAffinity {
+		if match, err := f.lastAff.Match(node); err != nil || !match {
 			return ReasonNodeAffinity
 		}
 	}
-	if f.opts.NodePorts && portsConflict(pod, n) {
+	if f.opts.NodePorts && len(f.lastPorts) > 0 && portsConflict(pod, f.lastPorts, n) {
 		return ReasonNodePorts
 	}
-	if f.opts.PodAffinity {
+	if f.opts.PodAffinity && (n.AntiAffinityPods > 0 || api.HasRequiredPodAffinity(pod)) {
 		if reason := f.podAffinity(t, n); reason != "" {
 			return reason
 		}
@@ -222,11 +232,7 @@ func podPorts(pod *corev1.Pod) []hostPort {
 	return out
 }
 
-func portsConflict(pod *corev1.Pod, n *api.NodeInfo) bool {
-	want := podPorts(pod)
-	if len(want) == 0 {
-		return false
-	}
+func portsConflict(pod *corev1.Pod, want []hostPort, n *api.NodeInfo) bool {
 	for _, nt := range n.Tasks {
 		if nt.Pod == nil || nt.UID == pod.UID {
 			continue

@@ -1,0 +1,332 @@
+/*
+Copyright 2026 The Caldera Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package scheduler_test
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/client-go/kubernetes"
+	toolscache "k8s.io/client-go/tools/cache"
+	ctrl "sigs.k8s.io/controller-runtime"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+
+	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
+	"github.com/caldera-sh/caldera/internal/testing/framework"
+	"github.com/caldera-sh/caldera/scheduler"
+)
+
+// The scheduling benchmarks follow kube-scheduler's scheduler_perf: nodes are plain API objects
+// (4 CPU, 32Gi, 110 pods, Ready), every pod requests 100m and 500Mi, a pod counts as scheduled
+// when it is bound, and all objects exist before the scheduler starts. In the same run the API
+// server's own ceiling is measured: the same number of pods bound to precomputed nodes by the
+// same client with the same number of workers. They start a control plane each and run only
+// with -bench, e.g.
+//
+//	go test ./scheduler -run '^$' -bench BenchmarkScheduling -benchtime 1x -timeout 60m
+
+type workload struct {
+	name   string
+	nodes  int
+	groups int
+	size   int
+}
+
+// BenchmarkScheduling reports, per workload, the scheduler's pods/s, the API server's ceiling
+// in pods/s, their ratio (goal at least 0.8), the longest pause between two binds (goal at most
+// 200 ms) and the cycle latency.
+func BenchmarkScheduling(b *testing.B) {
+	logf.SetLogger(logr.Discard())
+	for _, w := range []workload{
+		{name: "5000Nodes_10000OnePodGroups", nodes: 5000, groups: 10000, size: 1},
+		{name: "1000Nodes_20GangsOf500", nodes: 1000, groups: 20, size: 500},
+		{name: "5000Nodes_1000GangsOf3", nodes: 5000, groups: 1000, size: 3},
+	} {
+		b.Run(w.name, func(b *testing.B) { runWorkload(b, w) })
+	}
+}
+
+const benchWorkers = 16
+
+func runWorkload(b *testing.B, w workload) {
+	f := &framework.Framework{APIServerFlags: map[string]string{"disable-admission-plugins": "TaintNodesByCondition,ServiceAccount"}}
+	if err := f.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() {
+		if err := f.Stop(); err != nil {
+			b.Error(err)
+		}
+	}()
+	// As scheduler_perf, no client-side throttling worth the name; the same config serves the
+	// ceiling's client and the scheduler's.
+	f.Config.QPS, f.Config.Burst = 5000, 5000
+	// The scheduler's own bind client configuration, for the ceiling and the watches too.
+	kube, err := kubernetes.NewForConfig(scheduler.BindClientConfig(f.Config))
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, ns := range []string{"bench", "ceiling"} {
+		if _, err := kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	total := w.groups * w.size
+	setup := time.Now()
+	nodeNames := createNodes(b, kube, w.nodes)
+	b.Logf("%s: %d nodes created in %s", w.name, w.nodes, time.Since(setup).Round(time.Millisecond))
+
+	// The API server's ceiling: bind as many pods to precomputed nodes, 16 workers.
+	createPods(b, kube, "ceiling", "ceiling", total, 1)
+	ceilingWatch := watchBinds(b, kube, "ceiling")
+	parallel(b, total, benchWorkers, func(i int) error {
+		return kube.CoreV1().Pods("ceiling").Bind(ctx, &corev1.Binding{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "ceiling", Name: fmt.Sprintf("p-%d", i)},
+			Target:     corev1.ObjectReference{Kind: "Node", Name: nodeNames[i%len(nodeNames)]},
+		}, metav1.CreateOptions{})
+	})
+	ceiling := ceilingWatch.wait(b, total, 10*time.Minute)
+	ceilingWatch.stop()
+
+	// The workload: PodGroups and their pods, then the scheduler.
+	createPodGroups(b, f, w)
+	createPods(b, kube, "bench", "volcano", w.groups, w.size)
+	watch := watchBinds(b, kube, "bench")
+	var mu sync.Mutex
+	var cycles []scheduler.CycleStats
+	started := time.Now()
+	stop, err := f.StartManager(ctx, func(mgr ctrl.Manager) error {
+		s, err := scheduler.New(mgr, scheduler.Options{BindWorkers: benchWorkers, OnCycle: func(c scheduler.CycleStats) {
+			mu.Lock()
+			cycles = append(cycles, c)
+			mu.Unlock()
+		}})
+		if err != nil {
+			return err
+		}
+		return mgr.Add(s)
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ours := watch.wait(b, total, 20*time.Minute)
+	if err := stop(); err != nil {
+		b.Error(err)
+	}
+	watch.stop()
+
+	ratio := ours.podsPerSecond / ceiling.podsPerSecond
+	mu.Lock()
+	defer mu.Unlock()
+	var durations []time.Duration
+	for _, c := range cycles {
+		durations = append(durations, c.Duration)
+	}
+	sort.Slice(durations, func(i, j int) bool { return durations[i] < durations[j] })
+	var sum time.Duration
+	for _, d := range durations {
+		sum += d
+	}
+	mean, p99, worst := time.Duration(0), time.Duration(0), time.Duration(0)
+	if n := len(durations); n > 0 {
+		mean, p99, worst = sum/time.Duration(n), durations[(n*99)/100], durations[n-1]
+	}
+	b.Logf("%s: scheduler %.0f pods/s, ceiling %.0f pods/s, ratio %.2f; longest pause between binds %s after %d binds (ceiling %s); "+
+		"first bind %s after start; %d cycles: mean %s, p99 %s, max %s",
+		w.name, ours.podsPerSecond, ceiling.podsPerSecond, ratio, ours.maxGap.Round(time.Millisecond), ours.gapAt, ceiling.maxGap.Round(time.Millisecond),
+		ours.first.Sub(started).Round(time.Millisecond), len(durations), mean.Round(time.Microsecond), p99.Round(time.Microsecond), worst.Round(time.Microsecond))
+	b.ReportMetric(ours.podsPerSecond, "pods/s")
+	b.ReportMetric(ceiling.podsPerSecond, "ceiling-pods/s")
+	b.ReportMetric(ratio, "ratio")
+	b.ReportMetric(float64(ours.maxGap.Milliseconds()), "max-pause-ms")
+	b.ReportMetric(float64(mean.Microseconds())/1000, "cycle-mean-ms")
+	b.ReportMetric(float64(worst.Microseconds())/1000, "cycle-max-ms")
+}
+
+// parallel runs fn(0..n-1) on workers goroutines and fails on the first error.
+func parallel(b *testing.B, n, workers int, fn func(i int) error) {
+	b.Helper()
+	work := make(chan int)
+	errs := make(chan error, workers)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				if err := fn(i); err != nil {
+					select {
+					case errs <- err:
+					default:
+					}
+				}
+			}
+		}()
+	}
+	for i := 0; i < n; i++ {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	select {
+	case err := <-errs:
+		b.Fatal(err)
+	default:
+	}
+}
+
+func createNodes(b *testing.B, kube kubernetes.Interface, n int) []string {
+	b.Helper()
+	ctx := context.Background()
+	names := make([]string, n)
+	alloc := corev1.ResourceList{
+		corev1.ResourceCPU: resource.MustParse("4"), corev1.ResourceMemory: resource.MustParse("32Gi"), corev1.ResourcePods: resource.MustParse("110"),
+	}
+	parallel(b, n, 32, func(i int) error {
+		names[i] = fmt.Sprintf("node-%d", i)
+		node, err := kube.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: names[i]}}, metav1.CreateOptions{})
+		if err != nil {
+			return err
+		}
+		node.Status = corev1.NodeStatus{Capacity: alloc, Allocatable: alloc, Conditions: []corev1.NodeCondition{{
+			Type: corev1.NodeReady, Status: corev1.ConditionTrue, LastHeartbeatTime: metav1.Now(), LastTransitionTime: metav1.Now(),
+		}}}
+		_, err = kube.CoreV1().Nodes().UpdateStatus(ctx, node, metav1.UpdateOptions{})
+		return err
+	})
+	return names
+}
+
+// createPods creates groups×size pods named p-<i> (of PodGroup g-<group> when the scheduler is
+// ours).
+func createPods(b *testing.B, kube kubernetes.Interface, ns, schedulerName string, groups, size int) {
+	b.Helper()
+	ctx := context.Background()
+	parallel(b, groups*size, 32, func(i int) error {
+		pod := &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("p-%d", i)},
+			Spec: corev1.PodSpec{SchedulerName: schedulerName, Containers: []corev1.Container{{Name: "main", Image: "busybox",
+				Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
+					corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("500Mi"),
+				}}}}},
+		}
+		if schedulerName == "volcano" {
+			pod.Annotations = map[string]string{schedulingv1beta1.KubeGroupNameAnnotationKey: fmt.Sprintf("g-%d", i/size)}
+		}
+		_, err := kube.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{})
+		return err
+	})
+}
+
+func createPodGroups(b *testing.B, f *framework.Framework, w workload) {
+	b.Helper()
+	ctx := context.Background()
+	parallel(b, w.groups, 32, func(i int) error {
+		return f.Client.Create(ctx, &schedulingv1beta1.PodGroup{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "bench", Name: fmt.Sprintf("g-%d", i)},
+			Spec:       schedulingv1beta1.PodGroupSpec{MinMember: int32(w.size), Queue: schedulingv1beta1.DefaultQueue},
+		})
+	})
+}
+
+// bindWatch records when each pod of a namespace is seen bound.
+type bindWatch struct {
+	mu    sync.Mutex
+	times []time.Time
+	seen  map[string]bool
+	done  chan struct{}
+}
+
+type throughput struct {
+	podsPerSecond float64
+	maxGap        time.Duration
+	// gapAt is how many pods were bound when the longest gap began.
+	gapAt int
+	first time.Time
+}
+
+func watchBinds(b *testing.B, kube kubernetes.Interface, ns string) *bindWatch {
+	b.Helper()
+	w := &bindWatch{seen: map[string]bool{}, done: make(chan struct{})}
+	lw := toolscache.NewListWatchFromClient(kube.CoreV1().RESTClient(), "pods", ns, fields.Everything())
+	inf := toolscache.NewSharedIndexInformer(lw, &corev1.Pod{}, 0, toolscache.Indexers{})
+	record := func(obj any) {
+		pod, ok := obj.(*corev1.Pod)
+		if !ok || pod.Spec.NodeName == "" {
+			return
+		}
+		now := time.Now()
+		w.mu.Lock()
+		if !w.seen[pod.Name] {
+			w.seen[pod.Name] = true
+			w.times = append(w.times, now)
+		}
+		w.mu.Unlock()
+	}
+	if _, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{AddFunc: record, UpdateFunc: func(_, obj any) { record(obj) }}); err != nil {
+		b.Fatal(err)
+	}
+	go inf.Run(w.done)
+	if !toolscache.WaitForCacheSync(w.done, inf.HasSynced) {
+		b.Fatal("the pod watch did not sync")
+	}
+	return w
+}
+
+func (w *bindWatch) stop() { close(w.done) }
+
+// wait waits until n pods are bound and returns the throughput between the first and last bind
+// and the longest gap between two binds.
+func (w *bindWatch) wait(b *testing.B, n int, timeout time.Duration) throughput {
+	b.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		w.mu.Lock()
+		got := len(w.times)
+		w.mu.Unlock()
+		if got >= n {
+			break
+		}
+		if time.Now().After(deadline) {
+			b.Fatalf("only %d of %d pods bound within %s", got, n, timeout)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	times := append([]time.Time(nil), w.times...)
+	sort.Slice(times, func(i, j int) bool { return times[i].Before(times[j]) })
+	var gap time.Duration
+	at := 0
+	for i := 1; i < len(times); i++ {
+		if d := times[i].Sub(times[i-1]); d > gap {
+			gap, at = d, i
+		}
+	}
+	span := times[len(times)-1].Sub(times[0]).Seconds()
+	return throughput{podsPerSecond: float64(len(times)-1) / span, maxGap: gap, gapAt: at, first: times[0]}
+}
