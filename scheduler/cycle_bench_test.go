@@ -141,13 +141,12 @@ func (s *Scheduler) podQueueLast() podWork {
 	return s.podQueue.items[len(s.podQueue.items)-1]
 }
 
-
 // BenchmarkCyclePlaceGangs measures the cycle that places many waiting gangs at once on empty
 // nodes (4 CPU, 32Gi), for the shapes of BenchmarkScheduling: all are admitted and placed in
 // one cycle.
 func BenchmarkCyclePlaceGangs(b *testing.B) {
 	for _, w := range []struct {
-		name                     string
+		name                    string
 		nodes, groups, perGroup int
 	}{
 		{"5000Nodes_10000OnePodGroups", 5000, 10000, 1},
