@@ -1,0 +1,118 @@
+/*
+Copyright 2026 The Caldera Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package proportion
+
+import (
+	"math"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+
+	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
+	"github.com/caldera-sh/caldera/scheduler/api"
+	st "github.com/caldera-sh/caldera/scheduler/internal/testing"
+	"github.com/caldera-sh/caldera/scheduler/snapshot"
+)
+
+type queueSpec struct {
+	weight     int32
+	capability string
+	guarantee  string
+	request    int64 // millicores
+	allocated  int64 // millicores
+}
+
+func TestAttrs(t *testing.T) {
+	total := api.Resource{MilliCPU: 8000, Memory: 64 << 30}
+	cases := map[string]struct {
+		queues map[string]queueSpec
+		// want is each queue's deserved cpu (millicores) and share.
+		want map[string][2]float64
+	}{
+		"weights 1:3 split a contended cluster": {
+			queues: map[string]queueSpec{"a": {weight: 1, request: 8000}, "b": {weight: 3, request: 8000}},
+			want:   map[string][2]float64{"a": {2000, 0}, "b": {6000, 0}},
+		},
+		"a queue asking for less leaves the rest to the others": {
+			queues: map[string]queueSpec{"a": {weight: 1, request: 1000, allocated: 1000}, "b": {weight: 1, request: 20000}},
+			want:   map[string][2]float64{"a": {1000, 1}, "b": {7000, 0}},
+		},
+		"capability caps the deserved share": {
+			queues: map[string]queueSpec{"a": {weight: 3, capability: "2", request: 8000}, "b": {weight: 1, request: 8000}},
+			want:   map[string][2]float64{"a": {2000, 0}, "b": {6000, 0}},
+		},
+		"guarantee is a floor and is set aside from the others": {
+			queues: map[string]queueSpec{"a": {weight: 1, guarantee: "3", request: 8000, allocated: 1500}, "b": {weight: 7, request: 8000}},
+			want:   map[string][2]float64{"a": {3000, 0.5}, "b": {5000, 0}},
+		},
+		"a lone queue deserves what it asks, up to the cluster": {
+			queues: map[string]queueSpec{"a": {weight: 1, request: 20000, allocated: 4000}},
+			want:   map[string][2]float64{"a": {8000, 0.5}},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			queues := map[string]*api.QueueInfo{}
+			usage := map[string]*snapshot.QueueUsage{}
+			for q, spec := range tc.queues {
+				w := st.MakeQueue(q, spec.weight)
+				if spec.capability != "" {
+					w.Capability(corev1.ResourceCPU, spec.capability)
+				}
+				if spec.guarantee != "" {
+					w.Guarantee(corev1.ResourceCPU, spec.guarantee)
+				}
+				queues[q] = api.NewQueueInfo(w.Obj())
+				usage[q] = &snapshot.QueueUsage{Request: api.Resource{MilliCPU: spec.request}, Allocated: api.Resource{MilliCPU: spec.allocated},
+					Phases: map[schedulingv1beta1.PodGroupPhase]int32{}, Jobs: 1}
+			}
+			attrs := Attrs(queues, usage, &total)
+			got := map[string][2]float64{}
+			for q, a := range attrs {
+				got[q] = [2]float64{math.Round(a.Deserved[corev1.ResourceCPU]), a.Share}
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("deserved/share mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestShareMessage(t *testing.T) {
+	total := api.Resource{MilliCPU: 8000}
+	q := api.NewQueueInfo(st.MakeQueue("q", 2).Obj())
+	cases := map[string]struct {
+		attr   *QueueAttr
+		queues int
+		want   string
+	}{
+		"capability": {attr: &QueueAttr{Deserved: Vec{"cpu": 2000}, Allocated: Vec{"cpu": 2000}, Capability: Vec{"cpu": 2000}}, queues: 2,
+			want: "queue q has reached its capability of cpu: 2 allocated of 2; raise spec.capability or wait for the queue's pods to finish"},
+		"cluster": {attr: &QueueAttr{Deserved: Vec{"cpu": 8000}, Allocated: Vec{"cpu": 8000}, Capability: Vec{"cpu": math.Inf(1)}}, queues: 1,
+			want: "the cluster's cpu is all in use: queue q holds 8 of the 8 that the nodes offer; add nodes or wait for running pods to finish"},
+		"weights": {attr: &QueueAttr{Deserved: Vec{"cpu": 4000}, Allocated: Vec{"cpu": 4000}, Capability: Vec{"cpu": math.Inf(1)}}, queues: 2,
+			want: "queue q holds its deserved share of cpu, 4 of the cluster's 8 by its weight 2 against the other queues with work; wait for its pods to finish or raise its weight"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, ShareMessage(tc.attr, q, corev1.ResourceCPU, tc.queues, &total)); diff != "" {
+				t.Errorf("mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
