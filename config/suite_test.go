@@ -70,7 +70,7 @@ var _ = Describe("config/default", Label("config"), func() {
 				continue
 			}
 			kinds[obj.GetKind()]++
-			Expect(fw.Client.Patch(ctx, obj, client.Apply, client.FieldOwner("kubectl"), client.ForceOwnership)).
+			Expect(fw.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(obj), client.FieldOwner("kubectl"), client.ForceOwnership)).
 				To(Succeed(), "applying %s %s", obj.GetKind(), obj.GetName())
 		}
 		Expect(kinds).To(HaveKeyWithValue("CustomResourceDefinition", 4))

@@ -377,7 +377,7 @@ var _ = Describe("Job controller restarts", Label("controller:job"), func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(fw.Client.Create(ctx, job)).To(Succeed())
 		Eventually(func(g Gomega) {
-			g.Expect(len(jobPods(ctx, g, job))).To(BeNumerically(">", 0))
+			g.Expect(jobPods(ctx, g, job)).NotTo(BeEmpty())
 		}, framework.Timeout, 10*time.Millisecond).Should(Succeed())
 		Expect(stop()).To(Succeed())
 

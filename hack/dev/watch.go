@@ -152,9 +152,9 @@ func (w *watcher) follow(key types.NamespacedName, phase batchv1alpha1.JobPhase,
 	w.tracked[key] = phase
 	switch {
 	case deleted:
-		w.finish(fmt.Errorf("Job %s was deleted before it completed", key))
+		w.finish(fmt.Errorf("job %s was deleted before it completed", key))
 	case phase == batchv1alpha1.Failed || phase == batchv1alpha1.Terminated || phase == batchv1alpha1.Aborted:
-		w.finish(fmt.Errorf("Job %s ended %s", key, phase))
+		w.finish(fmt.Errorf("job %s ended %s", key, phase))
 	default:
 		for _, p := range w.tracked {
 			if p != batchv1alpha1.Completed {

@@ -31,19 +31,19 @@ import (
 type CompileErrorReason string
 
 const (
-	// ReasonTooLong: the expression is longer than MaxExpressionLength.
+	// ReasonTooLong means the expression is longer than MaxExpressionLength.
 	ReasonTooLong CompileErrorReason = "TooLong"
-	// ReasonSyntax: the expression does not parse.
+	// ReasonSyntax means the expression does not parse.
 	ReasonSyntax CompileErrorReason = "Syntax"
-	// ReasonType: the expression does not type-check: an unknown variable or field, or operands
+	// ReasonType means the expression does not type-check: an unknown variable or field, or operands
 	// of the wrong types.
 	ReasonType CompileErrorReason = "Type"
-	// ReasonResultType: the expression does not return bool.
+	// ReasonResultType means the expression does not return bool.
 	ReasonResultType CompileErrorReason = "ResultType"
-	// ReasonUnsupported: the expression uses something policies do not allow, such as creating
+	// ReasonUnsupported means the expression uses something policies do not allow, such as creating
 	// an object.
 	ReasonUnsupported CompileErrorReason = "Unsupported"
-	// ReasonCost: the estimated cost of the expression is above the engine's limit.
+	// ReasonCost means the estimated cost of the expression is above the engine's limit.
 	ReasonCost CompileErrorReason = "Cost"
 )
 

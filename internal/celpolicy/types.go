@@ -171,8 +171,7 @@ func (o *object) ConvertToNative(typeDesc reflect.Type) (any, error) {
 
 // ConvertToType implements ref.Val.
 func (o *object) ConvertToType(typeVal ref.Type) ref.Val {
-	switch typeVal {
-	case types.TypeType:
+	if typeVal == types.TypeType {
 		return o.t.celType
 	}
 	if typeVal.TypeName() == o.t.name {

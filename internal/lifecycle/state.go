@@ -79,7 +79,7 @@ const (
 type kill int
 
 const (
-	killNothing kill = iota
+	_ kill = iota // nothing is killed
 	// killJob deletes the job's pods but those retain keeps.
 	killJob
 	// killTarget deletes the pods of the decision's target.

@@ -521,7 +521,7 @@ type JobList struct {
 }
 
 func init() {
-	SchemeBuilder.Register(&Job{}, &JobList{})
+	register(&Job{}, &JobList{})
 }
 
 // GetConditions returns the job's conditions.

@@ -72,5 +72,5 @@ type CommandList struct {
 }
 
 func init() {
-	SchemeBuilder.Register(&Command{}, &CommandList{})
+	register(&Command{}, &CommandList{})
 }

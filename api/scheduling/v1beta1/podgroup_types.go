@@ -25,15 +25,15 @@ import (
 type PodGroupPhase string
 
 const (
-	// PodGroupPending: accepted, but the scheduler cannot yet admit or place the gang.
+	// PodGroupPending means accepted, but the scheduler cannot yet admit or place the gang.
 	PodGroupPending PodGroupPhase = "Pending"
-	// PodGroupRunning: at least minMember pods are placed.
+	// PodGroupRunning means at least minMember pods are placed.
 	PodGroupRunning PodGroupPhase = "Running"
-	// PodGroupUnknown: part of the gang runs and the rest cannot be placed.
+	// PodGroupUnknown means part of the gang runs and the rest cannot be placed.
 	PodGroupUnknown PodGroupPhase = "Unknown"
-	// PodGroupInqueue: admitted by its queue; the job controller may create the pods.
+	// PodGroupInqueue means admitted by its queue; the job controller may create the pods.
 	PodGroupInqueue PodGroupPhase = "Inqueue"
-	// PodGroupCompleted: every placed pod has finished.
+	// PodGroupCompleted means every placed pod has finished.
 	PodGroupCompleted PodGroupPhase = "Completed"
 )
 
@@ -41,23 +41,23 @@ const (
 type PodGroupConditionType string
 
 const (
-	// PodGroupUnschedulableType: the gang cannot be placed; the message says why.
+	// PodGroupUnschedulableType means the gang cannot be placed; the message says why.
 	PodGroupUnschedulableType PodGroupConditionType = "Unschedulable"
-	// PodGroupScheduled: the gang is placed.
+	// PodGroupScheduled means the gang is placed.
 	PodGroupScheduled PodGroupConditionType = "Scheduled"
 )
 
 // Reasons of PodGroup conditions.
 const (
-	// PodFailedReason: a pod of the group failed.
+	// PodFailedReason means a pod of the group failed.
 	PodFailedReason = "PodFailed"
-	// PodDeletedReason: a pod of the group was deleted.
+	// PodDeletedReason means a pod of the group was deleted.
 	PodDeletedReason = "PodDeleted"
-	// NotEnoughResourcesReason: there are not enough resources to place the gang.
+	// NotEnoughResourcesReason means there are not enough resources to place the gang.
 	NotEnoughResourcesReason = "NotEnoughResources"
-	// NotEnoughPodsReason: fewer pods exist than spec.minMember.
+	// NotEnoughPodsReason means fewer pods exist than spec.minMember.
 	NotEnoughPodsReason = "NotEnoughTasks"
-	// NotEnoughPodsOfTaskReason: fewer pods of a task exist than spec.minTaskMember.
+	// NotEnoughPodsOfTaskReason means fewer pods of a task exist than spec.minTaskMember.
 	NotEnoughPodsOfTaskReason = "NotEnoughPodsOfTask"
 )
 
@@ -261,5 +261,5 @@ type PodGroupList struct {
 }
 
 func init() {
-	SchemeBuilder.Register(&PodGroup{}, &PodGroupList{})
+	register(&PodGroup{}, &PodGroupList{})
 }

@@ -25,13 +25,13 @@ import (
 type QueueState string
 
 const (
-	// QueueStateOpen: the queue admits new jobs.
+	// QueueStateOpen means the queue admits new jobs.
 	QueueStateOpen QueueState = "Open"
-	// QueueStateClosed: the queue admits nothing new and holds no PodGroups.
+	// QueueStateClosed means the queue admits nothing new and holds no PodGroups.
 	QueueStateClosed QueueState = "Closed"
-	// QueueStateClosing: the queue admits nothing new and still holds PodGroups.
+	// QueueStateClosing means the queue admits nothing new and still holds PodGroups.
 	QueueStateClosing QueueState = "Closing"
-	// QueueStateUnknown: the queue's state is not known.
+	// QueueStateUnknown means the queue's state is not known.
 	QueueStateUnknown QueueState = "Unknown"
 )
 
@@ -144,9 +144,9 @@ type QueueSpec struct {
 type DequeueStrategy string
 
 const (
-	// DequeueFIFO: the head job blocks those behind it.
+	// DequeueFIFO means the head job blocks those behind it.
 	DequeueFIFO DequeueStrategy = "fifo"
-	// DequeueTraverse: a job that does not fit is passed over.
+	// DequeueTraverse means a job that does not fit is passed over.
 	DequeueTraverse DequeueStrategy = "traverse"
 )
 
@@ -284,5 +284,5 @@ type QueueList struct {
 }
 
 func init() {
-	SchemeBuilder.Register(&Queue{}, &QueueList{})
+	register(&Queue{}, &QueueList{})
 }
