@@ -47,6 +47,7 @@ func newOffline(tb testing.TB, c *cache.Cache) *Scheduler {
 		opts: opts, log: logr.Discard(), clock: opts.Clock, cache: c, snapshot: snapshot.New(),
 		registry: registry.Default(), recorder: &events.FakeRecorder{}, podQueue: newFIFO[podWork](),
 		loneMessages: map[api.JobID]string{}, wanted: map[api.JobID]schedulingv1beta1.PodGroupStatus{},
+		failures: map[api.JobID]failure{},
 	}
 	s.statuses = newStatusWriter(s)
 	cfg, err := defaultConfig(s.registry)

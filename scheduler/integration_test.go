@@ -204,6 +204,20 @@ func queue(name string, weight int32, mutate ...func(*schedulingv1beta1.Queue)) 
 	return q
 }
 
+// setQueueState sets a queue's state as a queue controller or command would, retrying on conflicts
+// with the scheduler's own status writes.
+func setQueueState(name string, state schedulingv1beta1.QueueState) {
+	GinkgoHelper()
+	Eventually(func() error {
+		q := &schedulingv1beta1.Queue{}
+		if err := k8s.Get(context.Background(), types.NamespacedName{Name: name}, q); err != nil {
+			return err
+		}
+		q.Status.State = state
+		return k8s.Status().Update(context.Background(), q)
+	}, framework.Timeout, framework.Interval).Should(Succeed())
+}
+
 func uniqueName(prefix string) string {
 	return fmt.Sprintf("%s-%d", prefix, time.Now().UnixNano()%1_000_000_000)
 }
@@ -435,8 +449,7 @@ var _ = Describe("Scheduler", func() {
 		startScheduler(scheduler.Options{})
 		closed := uniqueName("closed")
 		q := queue(closed, 1)
-		q.Status.State = schedulingv1beta1.QueueStateClosed
-		Expect(k8s.Status().Update(context.Background(), q)).To(Succeed())
+		setQueueState(closed, schedulingv1beta1.QueueStateClosed)
 		createNode(uniqueName("closed"), resources("cpu", "4", "memory", "8Gi"), nil)
 		podGroup(ns, "late", closed, 1)
 		pods(ns, "late", "late", 1, resources("cpu", "1"))
@@ -450,9 +463,9 @@ var _ = Describe("Scheduler", func() {
 		Consistently(boundCount(ns, "late"), framework.ConsistentlyDuration, framework.Interval).Should(Equal(0))
 		Expect(getPodGroup(ns, "late")().Status.Phase).To(Equal(schedulingv1beta1.PodGroupPending))
 
+		setQueueState(closed, schedulingv1beta1.QueueStateOpen)
 		Expect(k8s.Get(context.Background(), types.NamespacedName{Name: closed}, q)).To(Succeed())
-		q.Status.State = schedulingv1beta1.QueueStateOpen
-		Expect(k8s.Status().Update(context.Background(), q)).To(Succeed())
+		Expect(q.Status.State).To(Equal(schedulingv1beta1.QueueStateOpen))
 		Eventually(boundCount(ns, "late"), framework.Timeout, framework.Interval).Should(Equal(1))
 	})
 

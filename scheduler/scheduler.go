@@ -108,6 +108,9 @@ type Scheduler struct {
 	loneMessages   map[api.JobID]string
 	// wanted holds the PodGroup statuses handed to the status workers and not yet seen stored.
 	wanted map[api.JobID]schedulingv1beta1.PodGroupStatus
+	// failures holds the jobs whose last try failed, retried after SchedulePeriod or sooner
+	// when they change or room is freed.
+	failures map[api.JobID]failure
 
 	bindsDone    atomic.Int64
 	statusWrites atomic.Int64
@@ -141,6 +144,7 @@ func New(mgr manager.Manager, opts Options) (*Scheduler, error) {
 		podQueue:     newFIFO[podWork](),
 		loneMessages: map[api.JobID]string{},
 		wanted:       map[api.JobID]schedulingv1beta1.PodGroupStatus{},
+		failures:     map[api.JobID]failure{},
 	}
 	s.statuses = newStatusWriter(s)
 	s.configs = &configSource{s: s}
@@ -251,7 +255,11 @@ func (s *Scheduler) RunOnce(ctx context.Context) CycleStats {
 	uid := types.UID(fmt.Sprintf("%s-%d-%d", EventSource, start.UnixNano(), s.cycle))
 	ssn := framework.OpenSession(s.snapshot, s.config.Load(), s, uid, start, log)
 
-	// 3. Run the actions; committed binds and evictions go to the workers as they happen.
+	// 3. Run the actions on the jobs needing attention, less those that failed within the last
+	// SchedulePeriod and have not changed since while no room was freed; committed binds and
+	// evictions go to the workers as they happen.
+	epoch := s.cache.CapacityEpoch()
+	ssn.Defer(s.deferredJobs(start, epoch))
 	ssn.Run()
 
 	// 4. Close the session.
@@ -259,6 +267,7 @@ func (s *Scheduler) RunOnce(ctx context.Context) CycleStats {
 
 	// 5. PodGroup statuses of the jobs that changed or were worked on.
 	writes := s.podGroupStatuses(ssn)
+	s.rememberFailures(ssn, start, epoch)
 
 	// 6. Queue statuses.
 	writes += s.queueStatuses()
@@ -337,11 +346,52 @@ func (s *Scheduler) podGroupStatuses(ssn *framework.Session) int {
 			}
 		}
 		urgent := want.Phase == schedulingv1beta1.PodGroupInqueue && stored.Phase != schedulingv1beta1.PodGroupInqueue
-		s.statuses.wantPodGroup(j.Namespace, j.Name, want, event, urgent)
+		s.statuses.wantPodGroup(j.Namespace, j.Name, want, conds, event, urgent)
 		writes++
 	}
 	s.cache.SetJobPhases(phases)
 	return writes
+}
+
+// failure records when a job was last tried without success and the capacity epoch then.
+type failure struct {
+	at    time.Time
+	epoch uint64
+}
+
+// deferredJobs returns the jobs needing attention that failed less than SchedulePeriod ago,
+// have not changed since and for which no room was freed since.
+func (s *Scheduler) deferredJobs(now time.Time, epoch uint64) map[api.JobID]struct{} {
+	out := map[api.JobID]struct{}{}
+	for id, f := range s.failures {
+		_, pending := s.snapshot.Pending[id]
+		_, updated := s.snapshot.Updated[id]
+		if !pending || updated || f.epoch != epoch || now.Sub(f.at) >= s.opts.SchedulePeriod {
+			delete(s.failures, id)
+			continue
+		}
+		out[id] = struct{}{}
+	}
+	return out
+}
+
+// rememberFailures records the jobs the cycle worked on that still need attention. A job that
+// holds placements it was not ready to use (a pipelined job reserving resources) is not deferred:
+// it must keep its reservation every cycle.
+func (s *Scheduler) rememberFailures(ssn *framework.Session, now time.Time, epoch uint64) {
+	for _, id := range ssn.Attempted() {
+		j, ok := ssn.Jobs[id]
+		if !ok {
+			continue
+		}
+		view := committedView(ssn, j)
+		reserving := view != j || j.WaitingTaskNum() > 0
+		if !reserving && (view.HasPendingTasks() || j.Phase == schedulingv1beta1.PodGroupPending) {
+			s.failures[id] = failure{at: now, epoch: epoch}
+		} else {
+			delete(s.failures, id)
+		}
+	}
 }
 
 // committedView returns the job as the cluster will see it: placements kept in the session
@@ -404,7 +454,7 @@ func (s *Scheduler) queueStatuses() int {
 		if status.QueueEqual(q.Queue.Status, want) {
 			continue
 		}
-		s.statuses.wantQueue(name, want)
+		s.statuses.wantQueue(q.Queue, want)
 		writes++
 	}
 	return writes

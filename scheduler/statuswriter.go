@@ -39,7 +39,10 @@ type statusKey struct {
 }
 
 type podGroupWrite struct {
+	// status is the decided status: phase and counters. Its conditions are the conditions the
+	// cycles decided (conds) merged, at write time, into the stored ones.
 	status schedulingv1beta1.PodGroupStatus
+	conds  []schedulingv1beta1.PodGroupCondition
 	// event is the Unschedulable message to record on the PodGroup once written, or "".
 	event string
 	// urgent writes (admissions: the job controller waits for Inqueue to create pods) go at
@@ -56,10 +59,15 @@ type statusWriter struct {
 	queue  workqueue.TypedRateLimitingInterface[statusKey]
 	mu     sync.Mutex
 	groups map[statusKey]podGroupWrite
-	queues map[statusKey]schedulingv1beta1.QueueStatus
+	queues map[statusKey]queueWrite
 	// written remembers, per object, the resourceVersion a status was last written over and
 	// that status, so the same write is not repeated before the informer shows it.
 	written map[statusKey]writtenStatus
+}
+
+type queueWrite struct {
+	base   *schedulingv1beta1.Queue
+	status schedulingv1beta1.QueueStatus
 }
 
 type writtenStatus struct {
@@ -73,12 +81,15 @@ func newStatusWriter(s *Scheduler) *statusWriter {
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[statusKey](),
 			workqueue.TypedRateLimitingQueueConfig[statusKey]{Name: "caldera-scheduler-status"}),
 		groups:  map[statusKey]podGroupWrite{},
-		queues:  map[statusKey]schedulingv1beta1.QueueStatus{},
+		queues:  map[statusKey]queueWrite{},
 		written: map[statusKey]writtenStatus{},
 	}
 }
 
-func (w *statusWriter) wantPodGroup(namespace, name string, st schedulingv1beta1.PodGroupStatus, event string, urgent bool) {
+// wantPodGroup hands over a PodGroup's decided status and the conditions decided for it; a
+// write still waiting is replaced, its conditions kept where the new one decides none of
+// their type.
+func (w *statusWriter) wantPodGroup(namespace, name string, st schedulingv1beta1.PodGroupStatus, conds []schedulingv1beta1.PodGroupCondition, event string, urgent bool) {
 	k := statusKey{namespace: namespace, name: name}
 	wanted := w.s.clock.Now()
 	w.mu.Lock()
@@ -88,8 +99,9 @@ func (w *statusWriter) wantPodGroup(namespace, name string, st schedulingv1beta1
 		}
 		urgent = urgent || old.urgent
 		wanted = old.wanted
+		conds = status.MergeConditions(old.conds, conds)
 	}
-	w.groups[k] = podGroupWrite{status: st, event: event, urgent: urgent, wanted: wanted}
+	w.groups[k] = podGroupWrite{status: st, conds: conds, event: event, urgent: urgent, wanted: wanted}
 	w.mu.Unlock()
 	w.queue.Add(k)
 }
@@ -109,10 +121,10 @@ func (w *statusWriter) deferred(k statusKey) bool {
 	return w.s.cache.BindsInFlight() > 0
 }
 
-func (w *statusWriter) wantQueue(name string, st schedulingv1beta1.QueueStatus) {
-	k := statusKey{queue: true, name: name}
+func (w *statusWriter) wantQueue(base *schedulingv1beta1.Queue, st schedulingv1beta1.QueueStatus) {
+	k := statusKey{queue: true, name: base.Name}
 	w.mu.Lock()
-	w.queues[k] = st
+	w.queues[k] = queueWrite{base: base, status: st}
 	w.mu.Unlock()
 	w.queue.Add(k)
 }
@@ -171,26 +183,38 @@ func (w *statusWriter) writePodGroup(ctx context.Context, k statusKey) error {
 		w.forget(k)
 		return nil
 	}
-	if status.PodGroupEqual(cur.Status, want.status) || w.alreadyWritten(k, cur.ResourceVersion, func(st any) bool {
+	// The status is decided anew over the stored one: the scheduler owns the phase, the
+	// counters and the conditions it decides; other conditions are kept.
+	next := cur.DeepCopy()
+	next.Status.Phase, next.Status.Running, next.Status.Succeeded, next.Status.Failed =
+		want.status.Phase, want.status.Running, want.status.Succeeded, want.status.Failed
+	next.Status.Conditions = status.MergeConditions(cur.Status.Conditions, want.conds)
+	if status.PodGroupEqual(cur.Status, next.Status) || w.alreadyWritten(k, cur.ResourceVersion, func(st any) bool {
 		prev, ok := st.(schedulingv1beta1.PodGroupStatus)
-		return ok && status.PodGroupEqual(prev, want.status)
+		return ok && status.PodGroupEqual(prev, next.Status)
 	}) {
 		return nil
 	}
-	next := cur.DeepCopy()
-	next.Status = want.status
-	if err := w.s.client.Status().Patch(ctx, next, client.MergeFrom(cur)); err != nil {
+	// The patch carries the resourceVersion it was made over; on a conflict it is made again
+	// over the newer version.
+	if err := w.s.client.Status().Patch(ctx, next, client.MergeFromWithOptions(cur, client.MergeFromWithOptimisticLock{})); err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil
 		}
 		w.mu.Lock()
-		if _, newer := w.groups[k]; !newer {
+		if newer, ok := w.groups[k]; ok {
+			newer.conds = status.MergeConditions(want.conds, newer.conds)
+			if newer.event == "" {
+				newer.event = want.event
+			}
+			w.groups[k] = newer
+		} else {
 			w.groups[k] = want
 		}
 		w.mu.Unlock()
 		return err
 	}
-	w.remember(k, cur.ResourceVersion, want.status)
+	w.remember(k, cur.ResourceVersion, next.Status)
 	w.s.statusWrites.Add(1)
 	if want.event != "" {
 		w.s.recorder.Eventf(next, nil, corev1.EventTypeWarning, "Unschedulable", "Scheduling", "%s", want.event)
@@ -211,16 +235,20 @@ func (w *statusWriter) writeQueue(ctx context.Context, k statusKey) error {
 		w.forget(k)
 		return nil
 	}
-	if status.QueueEqual(cur.Status, want) || w.alreadyWritten(k, cur.ResourceVersion, func(st any) bool {
+	if cur.UID != want.base.UID || cur.ResourceVersion != want.base.ResourceVersion {
+		// Decided over an older version; the next cycle decides again from the stored one.
+		return nil
+	}
+	if status.QueueEqual(cur.Status, want.status) || w.alreadyWritten(k, cur.ResourceVersion, func(st any) bool {
 		prev, ok := st.(schedulingv1beta1.QueueStatus)
-		return ok && status.QueueEqual(prev, want)
+		return ok && status.QueueEqual(prev, want.status)
 	}) {
 		return nil
 	}
 	next := cur.DeepCopy()
-	next.Status = want
-	if err := w.s.client.Status().Patch(ctx, next, client.MergeFrom(cur)); err != nil {
-		if apierrors.IsNotFound(err) {
+	next.Status = want.status
+	if err := w.s.client.Status().Patch(ctx, next, client.MergeFromWithOptions(cur, client.MergeFromWithOptimisticLock{})); err != nil {
+		if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
 			return nil
 		}
 		w.mu.Lock()
@@ -230,7 +258,7 @@ func (w *statusWriter) writeQueue(ctx context.Context, k statusKey) error {
 		w.mu.Unlock()
 		return err
 	}
-	w.remember(k, cur.ResourceVersion, want)
+	w.remember(k, cur.ResourceVersion, want.status)
 	w.s.statusWrites.Add(1)
 	return nil
 }

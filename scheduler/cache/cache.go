@@ -71,6 +71,9 @@ type Cache struct {
 	dirtyQueues map[string]struct{}
 
 	notify chan struct{}
+	// capacityEpoch counts the changes that may give room to jobs that did not fit: a pod leaving
+	// a node, a node added or changed, a queue changed.
+	capacityEpoch uint64
 }
 
 // New returns an empty cache serving pods whose schedulerName is one of schedulerNames; jobs
@@ -112,6 +115,14 @@ func (c *Cache) kick() {
 	}
 }
 
+// CapacityEpoch returns a counter that grows whenever room may have been freed: a pod left a node,
+// a node was added or changed, a queue changed.
+func (c *Cache) CapacityEpoch() uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.capacityEpoch
+}
+
 // Ours reports whether the scheduler serves a pod.
 func (c *Cache) Ours(pod *corev1.Pod) bool { return c.schedulerNames[pod.Spec.SchedulerName] }
 
@@ -123,6 +134,9 @@ func (c *Cache) UpdateSnapshot(s *snapshot.Snapshot) {
 	touchedJobs, touchedNodes := s.BeginUpdate()
 	for name := range touchedNodes {
 		c.dirtyNodes[name] = struct{}{}
+	}
+	for id := range c.dirtyJobs {
+		s.MarkUpdated(id)
 	}
 	for id := range touchedJobs {
 		c.dirtyJobs[id] = struct{}{}
@@ -170,6 +184,7 @@ func (c *Cache) AddNode(node *corev1.Node) {
 	}
 	n.SetNode(node)
 	c.dirtyNodes[node.Name] = struct{}{}
+	c.capacityEpoch++
 	c.kick()
 }
 
@@ -221,6 +236,7 @@ func (c *Cache) AddQueue(q *schedulingv1beta1.Queue) {
 	c.queues[q.Name] = qi
 	c.dirtyQueues[q.Name] = struct{}{}
 	if old == nil || old.Queue.Generation != q.Generation || old.State != qi.State {
+		c.capacityEpoch++
 		c.kick()
 	}
 }
@@ -417,9 +433,13 @@ func (c *Cache) AddPod(pod *corev1.Pod) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	prev := c.taskLocked(pod.UID)
+	held := c.holdsNodeLocked(pod.UID)
 	relevant := c.removePodLocked(pod.UID)
 	if c.addPodLocked(pod, prev) {
 		relevant = true
+	}
+	if held && !c.holdsNodeLocked(pod.UID) {
+		c.capacityEpoch++
 	}
 	if relevant {
 		c.kick()
@@ -430,11 +450,20 @@ func (c *Cache) AddPod(pod *corev1.Pod) {
 func (c *Cache) DeletePod(uid types.UID) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.holdsNodeLocked(uid) {
+		c.capacityEpoch++
+	}
 	c.removePodLocked(uid)
 	delete(c.assumed, uid)
 	delete(c.evicting, uid)
 	delete(c.nominated, uid)
 	c.kick()
+}
+
+// holdsNodeLocked reports whether a pod holds resources on a node.
+func (c *Cache) holdsNodeLocked(uid types.UID) bool {
+	_, ok := c.podNode[uid]
+	return ok
 }
 
 // taskLocked returns the task of one of our pods, or nil.
@@ -621,6 +650,7 @@ func (c *Cache) ForgetBind(uid types.UID) {
 	}
 	c.removePodLocked(uid)
 	c.addPodLocked(cur.Pod, cur)
+	c.capacityEpoch++
 	c.kick()
 }
 
@@ -649,6 +679,7 @@ func (c *Cache) ForgetEvicting(uid types.UID) {
 	}
 	delete(c.evicting, uid)
 	c.refreshPodLocked(uid)
+	c.capacityEpoch++
 	c.kick()
 }
 

@@ -111,6 +111,7 @@ type Session struct {
 	nodeStart  int
 	queueNotes map[string]string
 	committed  map[api.TaskID]struct{}
+	deferred   map[api.JobID]struct{}
 
 	// The enabled per-node callbacks, in tier order, gathered once the plugins registered.
 	predicates    []PredicateFn
@@ -220,10 +221,18 @@ func (ssn *Session) Close() {
 	}
 }
 
-// PendingJobs returns the jobs that need attention, ordered by job ID for determinism.
+// Defer leaves jobs out of this cycle's work (PendingJobs): the scheduler uses it for jobs that
+// failed recently and have not changed since.
+func (ssn *Session) Defer(ids map[api.JobID]struct{}) { ssn.deferred = ids }
+
+// PendingJobs returns the jobs that need attention, less the deferred ones, ordered by job ID
+// for determinism.
 func (ssn *Session) PendingJobs() []*api.JobInfo {
 	out := make([]*api.JobInfo, 0, len(ssn.Snapshot.Pending))
 	for id := range ssn.Snapshot.Pending {
+		if _, skip := ssn.deferred[id]; skip {
+			continue
+		}
 		if j, ok := ssn.Jobs[id]; ok {
 			out = append(out, j)
 		}

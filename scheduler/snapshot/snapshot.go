@@ -97,6 +97,8 @@ type Snapshot struct {
 	Pending map[api.JobID]struct{}
 	// Changed holds the jobs replaced or removed by the last update.
 	Changed map[api.JobID]struct{}
+	// Updated holds the jobs of Changed that changed in the cluster (not only in the last cycle).
+	Updated map[api.JobID]struct{}
 	// ChangedQueues holds the queues replaced or removed by the last update.
 	ChangedQueues map[string]struct{}
 	// NodesChanged is true when the last update replaced, added or removed a node.
@@ -122,6 +124,7 @@ func New() *Snapshot {
 		Usage:         map[string]*QueueUsage{},
 		Pending:       map[api.JobID]struct{}{},
 		Changed:       map[api.JobID]struct{}{},
+		Updated:       map[api.JobID]struct{}{},
 		ChangedQueues: map[string]struct{}{},
 		nodeIndex:     map[string]int{},
 		jobContrib:    map[api.JobID]*jobContribution{},
@@ -137,6 +140,9 @@ func (s *Snapshot) NodeIndex(name string) (int, bool) {
 	return i, ok
 }
 
+// MarkUpdated records that a job changed in the cluster since the last update.
+func (s *Snapshot) MarkUpdated(id api.JobID) { s.Updated[id] = struct{}{} }
+
 // TouchJob marks a job as changed by the cycle: the next update replaces it.
 func (s *Snapshot) TouchJob(id api.JobID) { s.touchedJobs[id] = struct{}{} }
 
@@ -148,6 +154,7 @@ func (s *Snapshot) TouchNode(name string) { s.touchedNodes[name] = struct{}{} }
 func (s *Snapshot) BeginUpdate() (touchedJobs map[api.JobID]struct{}, touchedNodes map[string]struct{}) {
 	s.updateRunning = true
 	clear(s.Changed)
+	clear(s.Updated)
 	clear(s.ChangedQueues)
 	s.NodesChanged = false
 	touchedJobs, touchedNodes = s.touchedJobs, s.touchedNodes
