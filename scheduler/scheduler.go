@@ -101,6 +101,9 @@ type Scheduler struct {
 
 	podQueue *fifo[podWork]
 	statuses *statusWriter
+	// handlers are the cache's informer event handlers; the first cycle waits until they have
+	// taken in every object the informers listed.
+	handlers []toolscache.ResourceEventHandlerRegistration
 
 	cycle          uint64
 	cycleBinds     int
@@ -168,9 +171,11 @@ func New(mgr manager.Manager, opts Options) (*Scheduler, error) {
 		if err != nil {
 			return nil, fmt.Errorf("getting the %T informer: %w", w.obj, err)
 		}
-		if _, err := inf.AddEventHandler(w.handler); err != nil {
+		reg, err := inf.AddEventHandler(w.handler)
+		if err != nil {
 			return nil, fmt.Errorf("watching %T: %w", w.obj, err)
 		}
+		s.handlers = append(s.handlers, reg)
 	}
 	return s, nil
 }
@@ -184,6 +189,15 @@ func BindClientConfig(cfg *rest.Config) *rest.Config {
 	return c
 }
 
+func (s *Scheduler) handlersSynced() bool {
+	for _, h := range s.handlers {
+		if !h.HasSynced() {
+			return false
+		}
+	}
+	return true
+}
+
 // NeedLeaderElection reports that only the leader schedules.
 func (s *Scheduler) NeedLeaderElection() bool { return true }
 
@@ -191,6 +205,17 @@ func (s *Scheduler) NeedLeaderElection() bool { return true }
 func (s *Scheduler) Start(ctx context.Context) error {
 	if !s.mgrCache.WaitForCacheSync(ctx) {
 		return errors.New("the manager's cache did not sync")
+	}
+	// The informers have listed everything; wait until the scheduler's cache has taken it all in,
+	// so the first cycle does not work from half a cluster.
+	for !s.handlersSynced() {
+		t := s.clock.NewTimer(10 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil
+		case <-t.C():
+		}
 	}
 	switch {
 	case s.opts.ConfigFile != "":
@@ -200,11 +225,12 @@ func (s *Scheduler) Start(ctx context.Context) error {
 			return err
 		}
 	}
-	go s.ensureDefaultQueue(ctx)
+	s.ensureDefaultQueue(ctx)
 
 	var workers sync.WaitGroup
 	s.runPodWorkers(ctx, s.opts.BindWorkers, &workers)
 	s.statuses.run(ctx, s.opts.StatusWorkers, &workers)
+	s.statuses.runUnparker(ctx, &workers)
 	defer func() {
 		s.podQueue.close()
 		s.statuses.queue.ShutDown()
@@ -460,9 +486,47 @@ func (s *Scheduler) queueStatuses() int {
 	return writes
 }
 
-// ensureDefaultQueue creates the default queue when it does not exist; an existing one is never
-// changed (Git may own it).
+// ensureDefaultQueue creates the default queue when it does not exist (an existing one is never
+// changed: Git may own it) and waits a little for the cache to show it, so the first cycle does
+// not find the jobs of the default queue without their queue. If the queue cannot be created at
+// once, creating it goes on in the background.
 func (s *Scheduler) ensureDefaultQueue(ctx context.Context) {
+	if s.cache.Queue(s.opts.DefaultQueue) != nil {
+		return
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.createDefaultQueue(ctx)
+	}()
+	deadline := s.clock.NewTimer(defaultQueueWait)
+	defer deadline.Stop()
+	select {
+	case <-done:
+	case <-deadline.C():
+		return
+	case <-ctx.Done():
+		return
+	}
+	for s.cache.Queue(s.opts.DefaultQueue) == nil {
+		t := s.clock.NewTimer(10 * time.Millisecond)
+		select {
+		case <-t.C():
+		case <-deadline.C():
+			t.Stop()
+			return
+		case <-ctx.Done():
+			t.Stop()
+			return
+		}
+	}
+}
+
+// defaultQueueWait bounds how long the scheduler waits for the default queue before its first cycle.
+const defaultQueueWait = 5 * time.Second
+
+// createDefaultQueue creates the default queue, retrying with backoff until it exists.
+func (s *Scheduler) createDefaultQueue(ctx context.Context) {
 	delay := 100 * time.Millisecond
 	for {
 		if s.cache.Queue(s.opts.DefaultQueue) != nil {

@@ -60,6 +60,9 @@ type statusWriter struct {
 	mu     sync.Mutex
 	groups map[statusKey]podGroupWrite
 	queues map[statusKey]queueWrite
+	// parked holds deferred writes and when they were first wanted; parkedMin is the earliest.
+	parked    map[statusKey]time.Time
+	parkedMin time.Time
 	// written remembers, per object, the resourceVersion a status was last written over and
 	// that status, so the same write is not repeated before the informer shows it.
 	written map[statusKey]writtenStatus
@@ -83,6 +86,7 @@ func newStatusWriter(s *Scheduler) *statusWriter {
 		groups:  map[statusKey]podGroupWrite{},
 		queues:  map[statusKey]queueWrite{},
 		written: map[statusKey]writtenStatus{},
+		parked:  map[statusKey]time.Time{},
 	}
 }
 
@@ -106,19 +110,19 @@ func (w *statusWriter) wantPodGroup(namespace, name string, st schedulingv1beta1
 	w.queue.Add(k)
 }
 
-// deferred reports whether a PodGroup write should wait: it is not urgent, binds are under way
-// and it has not waited StatusMaxDelay yet.
-func (w *statusWriter) deferred(k statusKey) bool {
+// deferred reports whether a PodGroup write should wait, and since when it is wanted: it is not
+// urgent, binds are under way and it has not waited StatusMaxDelay yet.
+func (w *statusWriter) deferred(k statusKey) (time.Time, bool) {
 	if k.queue {
-		return false
+		return time.Time{}, false
 	}
 	w.mu.Lock()
 	want, ok := w.groups[k]
 	w.mu.Unlock()
 	if !ok || want.urgent || w.s.clock.Since(want.wanted) >= w.s.opts.StatusMaxDelay {
-		return false
+		return time.Time{}, false
 	}
-	return w.s.cache.BindsInFlight() > 0
+	return want.wanted, w.s.cache.BindsInFlight() > 0
 }
 
 func (w *statusWriter) wantQueue(base *schedulingv1beta1.Queue, st schedulingv1beta1.QueueStatus) {
@@ -142,8 +146,8 @@ func (w *statusWriter) run(ctx context.Context, n int, wg *sync.WaitGroup) {
 				if shutdown {
 					return
 				}
-				if w.deferred(k) {
-					w.queue.AddAfter(k, statusRetryDelay)
+				if wanted, ok := w.deferred(k); ok {
+					w.park(k, wanted)
 					w.queue.Done(k)
 					continue
 				}
@@ -160,8 +164,63 @@ func (w *statusWriter) run(ctx context.Context, n int, wg *sync.WaitGroup) {
 	}
 }
 
-// statusRetryDelay is how long a deferred write waits before it is looked at again.
-const statusRetryDelay = 50 * time.Millisecond
+// parkCheck is how often parked writes are looked at.
+const parkCheck = 100 * time.Millisecond
+
+// park sets a deferred write aside until binds are done or it has waited StatusMaxDelay.
+func (w *statusWriter) park(k statusKey, wanted time.Time) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.parked) == 0 || wanted.Before(w.parkedMin) {
+		w.parkedMin = wanted
+	}
+	w.parked[k] = wanted
+}
+
+// runUnparker hands parked writes back to the workers once no bind is under way, or once they
+// have waited StatusMaxDelay.
+func (w *statusWriter) runUnparker(ctx context.Context, wg *sync.WaitGroup) {
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		ticker := w.s.clock.NewTicker(parkCheck)
+		defer ticker.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-ticker.C():
+			}
+			w.unpark()
+		}
+	}()
+}
+
+func (w *statusWriter) unpark() {
+	w.mu.Lock()
+	if len(w.parked) == 0 {
+		w.mu.Unlock()
+		return
+	}
+	now := w.s.clock.Now()
+	idle := w.s.cache.BindsInFlight() == 0
+	var release []statusKey
+	if idle || now.Sub(w.parkedMin) >= w.s.opts.StatusMaxDelay {
+		w.parkedMin = time.Time{}
+		for k, wanted := range w.parked {
+			if idle || now.Sub(wanted) >= w.s.opts.StatusMaxDelay {
+				release = append(release, k)
+				delete(w.parked, k)
+			} else if w.parkedMin.IsZero() || wanted.Before(w.parkedMin) {
+				w.parkedMin = wanted
+			}
+		}
+	}
+	w.mu.Unlock()
+	for _, k := range release {
+		w.queue.Add(k)
+	}
+}
 
 func (w *statusWriter) write(ctx context.Context, k statusKey) error {
 	if k.queue {
