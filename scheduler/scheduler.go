@@ -436,9 +436,9 @@ func committedView(ssn *framework.Session, j *api.JobInfo) *api.JobInfo {
 		return j
 	}
 	c := j.Clone()
-	for _, t := range c.Tasks {
+	for uid, t := range c.Tasks {
 		if t.Status == api.Allocated && !ssn.Committed(t.UID) {
-			c.UpdateTaskStatus(t, api.Pending)
+			c.UpdateTaskStatus(c.OwnTask(uid), api.Pending)
 		}
 	}
 	return c

@@ -73,6 +73,9 @@ type JobInfo struct {
 
 	counts            [numStatuses]int32
 	pendingBestEffort int32
+	// owned marks the tasks this copy may change; the others are shared with the copy it was
+	// made from and are replaced by a private copy (OwnTask) before any change.
+	owned map[TaskID]bool
 	// Allocated is the sum of the requests of tasks in an allocated status.
 	Allocated Resource
 	// PendingRequest is the sum of the requests of pending tasks.
@@ -84,16 +87,37 @@ func NewJobInfo(uid JobID) *JobInfo {
 	return &JobInfo{UID: uid, Tasks: map[TaskID]*TaskInfo{}, Preemptable: true}
 }
 
-// Clone returns a copy whose tasks may be changed without touching j.
+// Clone returns a copy that may be changed without touching j. Tasks are shared until the copy
+// changes one: take a task with OwnTask before changing it.
 func (j *JobInfo) Clone() *JobInfo {
 	c := *j
 	c.Tasks = make(map[TaskID]*TaskInfo, len(j.Tasks))
 	for id, t := range j.Tasks {
-		c.Tasks[id] = t.Clone()
+		c.Tasks[id] = t
 	}
+	c.owned = nil
 	c.Allocated = j.Allocated.Clone()
 	c.PendingRequest = j.PendingRequest.Clone()
 	return &c
+}
+
+// OwnTask returns the job's own copy of a task, making it on first use, so it may be changed.
+// It returns nil when the job has no such task.
+func (j *JobInfo) OwnTask(uid TaskID) *TaskInfo {
+	t, ok := j.Tasks[uid]
+	if !ok {
+		return nil
+	}
+	if j.owned[uid] {
+		return t
+	}
+	c := t.Clone()
+	j.Tasks[uid] = c
+	if j.owned == nil {
+		j.owned = map[TaskID]bool{}
+	}
+	j.owned[uid] = true
+	return c
 }
 
 // AddTask adds a task, replacing one with the same UID.
@@ -113,7 +137,8 @@ func (j *JobInfo) DeleteTask(uid TaskID) {
 	}
 }
 
-// UpdateTaskStatus moves a task of j to a new status, keeping the sums right.
+// UpdateTaskStatus moves a task of j to a new status, keeping the sums right. t must be the job's
+// own copy (see OwnTask) unless the job was built, not cloned.
 func (j *JobInfo) UpdateTaskStatus(t *TaskInfo, status TaskStatus) {
 	j.account(t, -1)
 	t.Status = status

@@ -305,7 +305,7 @@ func TestSnapshotCopiesOnlyWhatChanged(t *testing.T) {
 
 	// A job the cycle touched is replaced by a fresh copy next time, undoing tentative changes.
 	j := s.Jobs["ns/pg7"]
-	j.UpdateTaskStatus(j.Tasks[newPod.UID], api.Allocated)
+	j.UpdateTaskStatus(j.OwnTask(newPod.UID), api.Allocated)
 	s.TouchJob("ns/pg7")
 	c.UpdateSnapshot(s)
 	if got := s.Jobs["ns/pg7"].Tasks[newPod.UID].Status; got != api.Pending {

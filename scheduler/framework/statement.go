@@ -53,19 +53,21 @@ func (ssn *Session) NewStatement() *Statement { return &Statement{ssn: ssn} }
 // Empty reports whether the statement holds no operation.
 func (s *Statement) Empty() bool { return len(s.ops) == 0 }
 
-func (s *Statement) job(t *api.TaskInfo) (*api.JobInfo, error) {
+// own returns the job of a task and the job's own copy of the task, which the statement changes.
+func (s *Statement) own(t *api.TaskInfo) (*api.JobInfo, *api.TaskInfo, error) {
 	j, ok := s.ssn.Jobs[t.Job]
 	if !ok {
-		return nil, fmt.Errorf("task %s/%s: job %s is not in the session", t.Namespace, t.Name, t.Job)
+		return nil, nil, fmt.Errorf("task %s/%s: job %s is not in the session", t.Namespace, t.Name, t.Job)
 	}
-	if j.Tasks[t.UID] != t {
-		return nil, fmt.Errorf("task %s/%s is not the session's copy", t.Namespace, t.Name)
+	own := j.OwnTask(t.UID)
+	if own == nil {
+		return nil, nil, fmt.Errorf("task %s/%s is not in its job", t.Namespace, t.Name)
 	}
-	return j, nil
+	return j, own, nil
 }
 
 func (s *Statement) place(t *api.TaskInfo, nodeName string, status api.TaskStatus, kind opKind) error {
-	j, err := s.job(t)
+	j, t, err := s.own(t)
 	if err != nil {
 		return err
 	}
@@ -101,7 +103,7 @@ func (s *Statement) Pipeline(t *api.TaskInfo, nodeName string) error {
 
 // Evict marks a task on a node as releasing, to be evicted on Commit.
 func (s *Statement) Evict(t *api.TaskInfo, reason string) error {
-	j, err := s.job(t)
+	j, t, err := s.own(t)
 	if err != nil {
 		return err
 	}
