@@ -78,7 +78,7 @@ type JobReconciler struct {
 	expectations *expectations.Store
 	changes      *changes
 	delays       *delayStore
-	written      *writtenVersions
+	written      *writtenStatuses
 }
 
 // +kubebuilder:rbac:groups=batch.volcano.sh,resources=jobs,verbs=get;list;watch
@@ -167,7 +167,7 @@ func (r *JobReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	r.expectations = expectations.NewStore(r.Clock, 0)
 	r.changes = newChanges()
 	r.delays = newDelayStore()
-	r.written = newWrittenVersions()
+	r.written = newWrittenStatuses(r.Clock)
 	if r.Recorder == nil {
 		r.Recorder = mgr.GetEventRecorderFor(jobControllerName) //nolint:staticcheck // the events/v1 recorder is not yet what the rest of the manager uses
 	}

@@ -17,13 +17,14 @@ limitations under the License.
 package controllers
 
 import (
-	"strconv"
 	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	batchv1alpha1 "github.com/caldera-sh/caldera/api/batch/v1alpha1"
@@ -105,51 +106,57 @@ func (s *delayStore) set(key types.NamespacedName, ds lifecycle.Delays) {
 
 func (s *delayStore) forget(key types.NamespacedName) { s.set(key, nil) }
 
-// writtenVersions remembers the resourceVersion of each job's last status write, so that a
-// reconcile that reads an older copy from the cache waits for the cache instead of deciding on
-// a status it has already moved past.
-type writtenVersions struct {
-	mu   sync.Mutex
-	jobs map[types.NamespacedName]uint64
+// writtenStatuses remembers the status each job's last write set (phase, version, retry count),
+// so that a reconcile that reads an older copy from the cache waits for the cache instead of
+// deciding on a status it has already moved past: it could restart a job twice, or create pods
+// of a run that has ended. The controller is the only writer of a job's status; should someone
+// else write it, the guard gives way after writtenStatusTTL.
+type writtenStatuses struct {
+	clock clock.PassiveClock
+	mu    sync.Mutex
+	jobs  map[types.NamespacedName]writtenStatus
 }
 
-func newWrittenVersions() *writtenVersions {
-	return &writtenVersions{jobs: map[types.NamespacedName]uint64{}}
+type writtenStatus struct {
+	phase   batchv1alpha1.JobPhase
+	version int32
+	retry   int32
+	at      time.Time
 }
 
-func (w *writtenVersions) record(job *batchv1alpha1.Job) {
-	rv, err := strconv.ParseUint(job.ResourceVersion, 10, 64)
-	if err != nil {
-		return
-	}
+// writtenStatusTTL bounds how long a reconcile waits for the cache to show its own write.
+const writtenStatusTTL = 10 * time.Second
+
+func newWrittenStatuses(clk clock.PassiveClock) *writtenStatuses {
+	return &writtenStatuses{clock: clk, jobs: map[types.NamespacedName]writtenStatus{}}
+}
+
+func (w *writtenStatuses) record(job *batchv1alpha1.Job) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.jobs[client.ObjectKeyFromObject(job)] = rv
+	w.jobs[client.ObjectKeyFromObject(job)] = writtenStatus{
+		phase: job.Status.State.Phase, version: job.Status.Version, retry: job.Status.RetryCount, at: w.clock.Now(),
+	}
 }
 
-// stale reports whether the cached job is older than our last write of it. Resource versions
-// are compared as numbers, which holds for the etcd-backed API server; an unparsable one is
-// never stale.
-func (w *writtenVersions) stale(job *batchv1alpha1.Job) bool {
-	rv, err := strconv.ParseUint(job.ResourceVersion, 10, 64)
-	if err != nil {
-		return false
-	}
+// stale reports whether the cached job does not yet show the status last written.
+func (w *writtenStatuses) stale(job *batchv1alpha1.Job) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	key := client.ObjectKeyFromObject(job)
-	written, ok := w.jobs[key]
+	e, ok := w.jobs[key]
 	if !ok {
 		return false
 	}
-	if rv >= written {
+	s := job.Status
+	if (s.State.Phase == e.phase && s.Version == e.version && s.RetryCount == e.retry) || w.clock.Since(e.at) >= writtenStatusTTL {
 		delete(w.jobs, key)
 		return false
 	}
 	return true
 }
 
-func (w *writtenVersions) forget(key types.NamespacedName) {
+func (w *writtenStatuses) forget(key types.NamespacedName) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	delete(w.jobs, key)
