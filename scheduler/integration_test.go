@@ -248,6 +248,18 @@ var _ = Describe("Scheduler", func() {
 		}, framework.Timeout, framework.Interval).Should(Equal(schedulingv1beta1.QueueStateOpen))
 	})
 
+	It("explains why lone pods and pods of a missing PodGroup wait", func() {
+		startScheduler(scheduler.Options{})
+		createNode(uniqueName("small"), resources("cpu", "1", "memory", "1Gi"), nil)
+		pods(ns, "huge", "", 1, resources("cpu", "8"))
+		pods(ns, "orphan", "nowhere", 1, resources("cpu", "100m"))
+		Eventually(eventsAbout(ns, "huge-0"), framework.Timeout, framework.Interval).Should(ContainElement(
+			And(ContainSubstring("FailedScheduling: 1/1 tasks in gang unschedulable: resource in cluster is overused"), ContainSubstring("this pod's requests need 8 more"))))
+		Eventually(eventsAbout(ns, "orphan-0"), framework.Timeout, framework.Interval).Should(ContainElement(
+			ContainSubstring("PodGroup " + ns + "/nowhere does not exist")))
+		Consistently(boundCount(ns, "orphan"), framework.ConsistentlyDuration, framework.Interval).Should(Equal(0))
+	})
+
 	It("binds nothing of a 5-pod gang on room for 4, says why, and binds all 5 once a node is added", func() {
 		startScheduler(scheduler.Options{})
 		createNode(uniqueName("gang-a"), resources("cpu", "2", "memory", "4Gi"), nil)

@@ -338,6 +338,7 @@ func (s *Scheduler) podGroupStatuses(ssn *framework.Session) int {
 			continue
 		}
 		if j.PodGroup == nil {
+			s.orphanEvent(j)
 			continue
 		}
 		stored := &j.PodGroup.Status
@@ -469,6 +470,25 @@ func (s *Scheduler) lonePodStatus(ssn *framework.Session, j *api.JobInfo, phases
 	s.loneMessages[j.UID] = msg
 	for _, t := range j.Tasks {
 		s.recorder.Eventf(t.Pod, nil, corev1.EventTypeWarning, "FailedScheduling", "Scheduling", "%s", msg)
+	}
+}
+
+// orphanEvent records, once, an event on the pending pods of a PodGroup that does not exist.
+func (s *Scheduler) orphanEvent(j *api.JobInfo) {
+	if !j.HasPendingTasks() {
+		delete(s.loneMessages, j.UID)
+		return
+	}
+	msg := fmt.Sprintf("PodGroup %s does not exist; the pod waits for it: create the PodGroup or correct the pod's %s annotation",
+		j.UID, schedulingv1beta1.KubeGroupNameAnnotationKey)
+	if s.loneMessages[j.UID] == msg {
+		return
+	}
+	s.loneMessages[j.UID] = msg
+	for _, t := range j.Tasks {
+		if t.Status == api.Pending {
+			s.recorder.Eventf(t.Pod, nil, corev1.EventTypeWarning, "FailedScheduling", "Scheduling", "%s", msg)
+		}
 	}
 }
 

@@ -86,7 +86,7 @@ func (a *action) Execute(ssn *framework.Session) {
 // and the plugins allow; it commits when the job is pipelined and undoes everything otherwise.
 func preemptForJob(ssn *framework.Session, j *api.JobInfo, keep func(*api.TaskInfo, *api.JobInfo) bool, reason string) {
 	stmt := ssn.NewStatement()
-	any := false
+	evicted := false
 	for _, t := range ssn.PendingTasks(j, false) {
 		if t.PreemptionNever {
 			continue
@@ -103,12 +103,12 @@ func preemptForJob(ssn *framework.Session, j *api.JobInfo, keep func(*api.TaskIn
 				continue
 			}
 			if ssn.EvictFor(stmt, t, n, victims, reason) {
-				any = true
+				evicted = true
 				break
 			}
 		}
 	}
-	if any && ssn.JobPipelined(j) {
+	if evicted && ssn.JobPipelined(j) {
 		stmt.Commit()
 		return
 	}

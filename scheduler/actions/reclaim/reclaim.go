@@ -73,7 +73,7 @@ func (a *action) Execute(ssn *framework.Session) {
 
 func reclaimForJob(ssn *framework.Session, q *api.QueueInfo, j *api.JobInfo) {
 	stmt := ssn.NewStatement()
-	any := false
+	evicted := false
 	reason := fmt.Sprintf("reclaimed for queue %s, which is below its deserved share", q.Name)
 	for _, t := range ssn.PendingTasks(j, false) {
 		if t.PreemptionNever {
@@ -99,12 +99,12 @@ func reclaimForJob(ssn *framework.Session, q *api.QueueInfo, j *api.JobInfo) {
 				continue
 			}
 			if ssn.EvictFor(stmt, t, n, victims, reason) {
-				any = true
+				evicted = true
 				break
 			}
 		}
 	}
-	if any && ssn.JobPipelined(j) {
+	if evicted && ssn.JobPipelined(j) {
 		stmt.Commit()
 		return
 	}

@@ -69,11 +69,15 @@ func (p *plugin) OnSessionOpen(ssn *framework.Session) {
 			return framework.Permit
 		}
 		if d, ok := Fits(j.MinResources, &inqueue, &total, &used, p.factor); !ok {
+			what := "this PodGroup's minResources"
+			if j.PodOnly {
+				what = "this pod's requests"
+			}
 			ssn.Explain(j.UID, fmt.Sprintf("resource in cluster is overused: the cluster offers %s of %s (%.1f times overcommitted), "+
-				"pods use %s and admitted jobs still need %s; this PodGroup's minResources need %s more; "+
+				"pods use %s and admitted jobs still need %s; %s need %s more; "+
 				"wait for running jobs to finish or add nodes",
 				api.FormatAmount(d, total.Get(d)), d, p.factor, api.FormatAmount(d, used.Get(d)),
-				api.FormatAmount(d, inqueue.Get(d)), api.FormatAmount(d, j.MinResources.Get(d))))
+				api.FormatAmount(d, inqueue.Get(d)), what, api.FormatAmount(d, j.MinResources.Get(d))))
 			return framework.Reject
 		}
 		return framework.Permit

@@ -361,8 +361,8 @@ func (p *plugin) OnSessionOpen(ssn *framework.Session) {
 		}
 		if ok, d := fits(base, j.MinResources, a.Capability, dims); !ok {
 			ssn.Explain(j.UID, fmt.Sprintf("queue resource quota insufficient: queue %s can hold %s of %s and already holds %s for running and admitted jobs; "+
-				"this PodGroup's minResources need %s more; wait for the queue's jobs to finish, or raise the queue's capability, or lower minResources",
-				q.Name, format(d, a.Capability[d]), d, format(d, base[d]), api.FormatAmount(d, j.MinResources.Get(d))))
+				"%s need %s more; wait for the queue's jobs to finish, or raise the queue's capability, or lower minResources",
+				q.Name, format(d, a.Capability[d]), d, format(d, base[d]), needs(j), api.FormatAmount(d, j.MinResources.Get(d))))
 			return framework.Reject
 		}
 		return framework.Permit
@@ -401,6 +401,14 @@ func (p *plugin) OnSessionOpen(ssn *framework.Session) {
 }
 
 func (p *plugin) OnSessionClose(*framework.Session) {}
+
+// needs names what a job asks for to be admitted: a PodGroup's minResources, a lone pod's requests.
+func needs(j *api.JobInfo) string {
+	if j.PodOnly {
+		return "this pod's requests"
+	}
+	return "this PodGroup's minResources"
+}
 
 // ShareMessage says why a queue has no more of resource d to give, naming what limits it: its
 // capability, the cluster (when it is the only queue with work) or the other queues' weights.
