@@ -30,7 +30,8 @@ func Evictable(t *api.TaskInfo) bool {
 }
 
 // NodeCandidates returns the tasks on a node, of jobs in the session, that keep returns true
-// for and that are Evictable.
+// for and that are Evictable, leaving out jobs whose PodGroup is marked
+// volcano.sh/preemptable=false.
 func (ssn *Session) NodeCandidates(n *api.NodeInfo, keep func(t *api.TaskInfo, j *api.JobInfo) bool) []*api.TaskInfo {
 	var out []*api.TaskInfo
 	for _, nt := range n.Tasks {
@@ -38,7 +39,7 @@ func (ssn *Session) NodeCandidates(n *api.NodeInfo, keep func(t *api.TaskInfo, j
 			continue
 		}
 		j, ok := ssn.Jobs[nt.Job]
-		if !ok {
+		if !ok || !j.Preemptable {
 			continue
 		}
 		t, ok := j.Tasks[nt.UID]

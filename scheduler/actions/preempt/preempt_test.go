@@ -115,6 +115,13 @@ func TestPreempt(t *testing.T) {
 				st.MakePod("ns", "polite").Group("polite").Req("1", "").PreemptNever().Obj()),
 			want: result{Nominations: map[string]string{}, Binds: map[string]string{}},
 		},
+		"a PodGroup marked not preemptable keeps its pods": {
+			objs: flat(base, st.MakePodGroup("ns", "keep", 1).PriorityClass("low").Phase(schedulingv1beta1.PodGroupRunning).
+				Annotation(schedulingv1beta1.PodPreemptable, "false").Obj(),
+				st.MakePod("ns", "keep").Group("keep").Req("4", "").Node("n1").Obj(),
+				pending("high", "default", "high", 1, 1, "1")),
+			want: result{Nominations: map[string]string{}, Binds: map[string]string{}},
+		},
 		"pods marked not preemptable are never victims": {
 			objs: flat(base, st.MakePodGroup("ns", "keep", 1).PriorityClass("low").Phase(schedulingv1beta1.PodGroupRunning).Obj(),
 				st.MakePod("ns", "keep").Group("keep").Req("4", "").Annotation(schedulingv1beta1.PodPreemptable, "false").Node("n1").Obj(),
