@@ -66,12 +66,6 @@ func (q *fifo[T]) pop() (item T, ok bool) {
 	return item, true
 }
 
-func (q *fifo[T]) len() int {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return len(q.items)
-}
-
 func (q *fifo[T]) close() {
 	q.mu.Lock()
 	q.closed = true

@@ -95,7 +95,7 @@ func (a *action) Execute(ssn *framework.Session) {
 		}
 		j := qj.jobs[0]
 		qj.jobs = qj.jobs[1:]
-		AllocateJob(ssn, qj.queue, j)
+		Job(ssn, qj.queue, j)
 		if len(qj.jobs) > 0 {
 			pq.Push(qj)
 		}
@@ -108,9 +108,9 @@ func hasPendingWork(j *api.JobInfo) bool {
 	return j.Count(api.Pending) > j.PendingBestEffortNum()
 }
 
-// AllocateJob tries to place a job's pending tasks and commits, keeps or undoes the placements
+// Job tries to place a job's pending tasks and commits, keeps or undoes the placements
 // as the job's readiness decides. It reports whether the placements were committed.
-func AllocateJob(ssn *framework.Session, q *api.QueueInfo, j *api.JobInfo) bool {
+func Job(ssn *framework.Session, q *api.QueueInfo, j *api.JobInfo) bool {
 	stmt := ssn.NewStatement()
 	search := framework.NewNodeSearch()
 	tasks := ssn.PendingTasks(j, false)
