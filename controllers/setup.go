@@ -71,6 +71,9 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the job controller: %w", err)
 	}
+	if err := (&QueueCommandReconciler{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("setting up the queue command controller: %w", err)
+	}
 	if err := (&JobTTLReconciler{Client: mgr.GetClient(), Clock: opts.Clock}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the job TTL controller: %w", err)
 	}
