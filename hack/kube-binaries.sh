@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Builds the control-plane binaries the tests and `make dev` run (kube-apiserver,
-# kubectl, etcd, kwok) from the Go module proxy into a cache outside the repo,
+# kube-controller-manager, kubectl, etcd, kwok) and helm from the Go module proxy into a cache outside the repo,
 # keyed by version, and prints the folder on the last line of stdout.
 #
-# The versions come from the tools modules in hack/tools/{kube,etcd,kwok}; a binary
+# The versions come from the tools modules in hack/tools/{kube,etcd,kwok,helm}; a binary
 # already in the cache at the same version is reused. An already-set
 # KUBEBUILDER_ASSETS (for example from setup-envtest) is honoured as it is, with
-# kwok built beside the cache when that folder lacks it.
+# kube-controller-manager, kwok and helm built beside the cache when that folder lacks them.
 #
 # Environment:
 #   CALDERA_CACHE   cache root (default ${XDG_CACHE_HOME:-$HOME/.cache}/caldera)
@@ -26,6 +26,8 @@ modver() {
 kube_version=$(modver "$tools/kube" k8s.io/kubernetes)
 etcd_version=$(modver "$tools/etcd" go.etcd.io/etcd/server/v3)
 kwok_version=$(modver "$tools/kwok" sigs.k8s.io/kwok)
+helm_version=$(modver "$tools/helm" helm.sh/helm/v4)
+helm_ldflags="-X helm.sh/helm/v4/internal/version.version=$helm_version -X helm.sh/helm/v4/internal/version.gitTreeState=clean"
 
 # build DIR NAME PACKAGE VERSION LDFLAGS builds one binary into $out unless the
 # cache already holds it at VERSION.
@@ -37,26 +39,11 @@ build() {
 	fi
 	log "building $name $version (cold builds take a few minutes)"
 	local start=$SECONDS
-	(cd "$dir" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w $ldflags" -o "$bin.tmp" "$pkg")
-	mv "$bin.tmp" "$bin"
+	(cd "$dir" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w $ldflags" -o "$bin.tmp.$$" "$pkg")
+	mv "$bin.tmp.$$" "$bin"
 	echo "$version" >"$stamp"
 	log "built $name in $((SECONDS - start))s"
 }
-
-if [[ -n "${KUBEBUILDER_ASSETS:-}" && -x "${KUBEBUILDER_ASSETS}/kube-apiserver" && -x "${KUBEBUILDER_ASSETS}/etcd" ]]; then
-	out="$cache_root/kwok-$kwok_version"
-	mkdir -p "$out"
-	if [[ ! -x "$KUBEBUILDER_ASSETS/kwok" ]]; then
-		build "$tools/kwok" kwok sigs.k8s.io/kwok/cmd/kwok "$kwok_version" \
-			"-X sigs.k8s.io/kwok/pkg/consts.Version=$kwok_version"
-		ln -sf "$out/kwok" "$KUBEBUILDER_ASSETS/kwok" 2>/dev/null || log "kwok is at $out/kwok"
-	fi
-	echo "$KUBEBUILDER_ASSETS"
-	exit 0
-fi
-
-out="$cache_root/k8s-$kube_version"
-mkdir -p "$out"
 
 minor=${kube_version#v1.}
 minor=${minor%%.*}
@@ -66,10 +53,42 @@ for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
 	kube_ldflags+=" -X $pkg.gitTreeState=clean -X $pkg.buildDate=1970-01-01T00:00:00Z"
 done
 
+if [[ -n "${KUBEBUILDER_ASSETS:-}" && -x "${KUBEBUILDER_ASSETS}/kube-apiserver" && -x "${KUBEBUILDER_ASSETS}/etcd" ]]; then
+	if [[ ! -x "$KUBEBUILDER_ASSETS/kube-controller-manager" ]]; then
+		# setup-envtest ships no kube-controller-manager: build ours (it should be no newer than
+		# that folder's kube-apiserver; the framework runs whatever is there).
+		out="$cache_root/k8s-$kube_version"
+		mkdir -p "$out"
+		build "$tools/kube" kube-controller-manager k8s.io/kubernetes/cmd/kube-controller-manager "$kube_version" "$kube_ldflags"
+		ln -sf "$out/kube-controller-manager" "$KUBEBUILDER_ASSETS/kube-controller-manager" 2>/dev/null ||
+			log "kube-controller-manager is at $out/kube-controller-manager: copy it into $KUBEBUILDER_ASSETS"
+	fi
+	out="$cache_root/kwok-$kwok_version"
+	mkdir -p "$out"
+	if [[ ! -x "$KUBEBUILDER_ASSETS/kwok" ]]; then
+		build "$tools/kwok" kwok sigs.k8s.io/kwok/cmd/kwok "$kwok_version" \
+			"-X sigs.k8s.io/kwok/pkg/consts.Version=$kwok_version"
+		ln -sf "$out/kwok" "$KUBEBUILDER_ASSETS/kwok" 2>/dev/null || log "kwok is at $out/kwok"
+	fi
+	if [[ ! -x "$KUBEBUILDER_ASSETS/helm" ]]; then
+		out="$cache_root/helm-$helm_version"
+		mkdir -p "$out"
+		build "$tools/helm" helm helm.sh/helm/v4/cmd/helm "$helm_version" "$helm_ldflags"
+		ln -sf "$out/helm" "$KUBEBUILDER_ASSETS/helm" 2>/dev/null || log "helm is at $out/helm"
+	fi
+	echo "$KUBEBUILDER_ASSETS"
+	exit 0
+fi
+
+out="$cache_root/k8s-$kube_version"
+mkdir -p "$out"
+
 build "$tools/kube" kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver "$kube_version" "$kube_ldflags"
+build "$tools/kube" kube-controller-manager k8s.io/kubernetes/cmd/kube-controller-manager "$kube_version" "$kube_ldflags"
 build "$tools/kube" kubectl k8s.io/kubernetes/cmd/kubectl "$kube_version" "$kube_ldflags"
 build "$tools/etcd" etcd go.etcd.io/etcd/server/v3 "$etcd_version" ""
 build "$tools/kwok" kwok sigs.k8s.io/kwok/cmd/kwok "$kwok_version" \
 	"-X sigs.k8s.io/kwok/pkg/consts.Version=$kwok_version"
+build "$tools/helm" helm helm.sh/helm/v4/cmd/helm "$helm_version" "$helm_ldflags"
 
 echo "$out"

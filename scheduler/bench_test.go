@@ -72,7 +72,7 @@ func BenchmarkScheduling(b *testing.B) {
 const benchWorkers = 16
 
 func runWorkload(b *testing.B, w workload) {
-	f := &framework.Framework{APIServerFlags: map[string]string{"disable-admission-plugins": "TaintNodesByCondition,ServiceAccount"}}
+	f := &framework.Framework{WithoutControllerManager: true, APIServerFlags: map[string]string{"disable-admission-plugins": "TaintNodesByCondition,ServiceAccount"}}
 	if err := f.Start(); err != nil {
 		b.Fatal(err)
 	}

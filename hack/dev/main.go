@@ -15,11 +15,11 @@ limitations under the License.
 */
 
 // Command dev is `make dev`: it brings up a local control plane (etcd, kube-apiserver with
-// Caldera's CRDs, KWOK with fake nodes), builds and starts the manager, applies manifests and
+// Caldera's CRDs, kube-controller-manager, KWOK with fake nodes), builds and starts the manager, applies manifests and
 // prints every phase change of the Jobs, PodGroups and pods they make, until Ctrl-C. Everything
 // it writes lives in one temporary data folder, removed at the end unless -keep is given.
 //
-//	go run ./hack/dev [-f samples/dev/] [-nodes 4] [-exit-when-done] [-timeout 5m] [-keep] [-manager=false]
+//	go run ./hack/dev [-f samples/dev/] [-nodes 4] [-gpu-nodes 0] [-exit-when-done] [-timeout 5m] [-keep] [-manager=false]
 package main
 
 import (
@@ -46,6 +46,8 @@ import (
 type options struct {
 	files        string
 	nodes        int
+	gpuNodes     int
+	gpusPerNode  int
 	exitWhenDone bool
 	timeout      time.Duration
 	keep         bool
@@ -55,7 +57,9 @@ type options struct {
 func parseFlags() (*options, error) {
 	o := &options{}
 	flag.StringVar(&o.files, "f", "samples/dev/", "Manifest file or folder (its *.yaml, *.yml and *.json files, in name order) to apply with server-side apply.")
-	flag.IntVar(&o.nodes, "nodes", 4, "Number of KWOK nodes (32 CPUs, 256Gi, 110 pods each).")
+	flag.IntVar(&o.nodes, "nodes", 4, "Number of KWOK nodes (32 CPUs, 256Gi of memory, 1Ti of ephemeral storage, 110 pods each), spread over three zones.")
+	flag.IntVar(&o.gpuNodes, "gpu-nodes", 0, "Number of extra KWOK nodes that also offer nvidia.com/gpu (see -gpus-per-node).")
+	flag.IntVar(&o.gpusPerNode, "gpus-per-node", 8, "With -gpu-nodes: the nvidia.com/gpu capacity of each GPU node.")
 	flag.BoolVar(&o.exitWhenDone, "exit-when-done", false, "Exit 0 once every applied batch.volcano.sh Job is Completed; exit 1 when one ends Failed, Terminated or Aborted, or after -timeout.")
 	flag.DurationVar(&o.timeout, "timeout", 5*time.Minute, "With -exit-when-done: how long the Jobs have to complete.")
 	flag.BoolVar(&o.keep, "keep", false, "Keep the data folder (etcd data, kubeconfig, logs) at the end.")
@@ -66,6 +70,12 @@ func parseFlags() (*options, error) {
 	}
 	if o.nodes < 1 {
 		return nil, fmt.Errorf("-nodes %d: must be at least 1", o.nodes)
+	}
+	if o.gpuNodes < 0 {
+		return nil, fmt.Errorf("-gpu-nodes %d: must be 0 or more", o.gpuNodes)
+	}
+	if o.gpusPerNode < 1 {
+		return nil, fmt.Errorf("-gpus-per-node %d: must be at least 1", o.gpusPerNode)
 	}
 	if o.timeout <= 0 {
 		return nil, fmt.Errorf("-timeout %s: must be positive, for example -timeout 5m", o.timeout)
@@ -138,7 +148,7 @@ type dev struct {
 	clock   clock.Clock
 
 	fw        *framework.Framework
-	manager   *child
+	manager   *framework.Process
 	stopWatch func()
 }
 
@@ -159,6 +169,11 @@ func (d *dev) run(ctx context.Context) int {
 		return 1
 	}
 	names, err := d.fw.CreateNodes(ctx, d.opts.nodes, nil)
+	if err == nil && d.opts.gpuNodes > 0 {
+		var gpuNames []string
+		gpuNames, err = d.fw.CreateGPUNodes(ctx, d.opts.gpuNodes, d.opts.gpusPerNode)
+		names = append(names, gpuNames...)
+	}
 	if err == nil {
 		err = d.fw.WaitForNodesReady(ctx, names...)
 	}
@@ -169,7 +184,7 @@ func (d *dev) run(ctx context.Context) int {
 		d.say("bringing up the KWOK nodes: %v", err)
 		return 1
 	}
-	d.say("etcd, kube-apiserver (CRDs installed) and KWOK are up with %d Ready nodes in %s", len(names), d.clock.Since(started).Round(100*time.Millisecond))
+	d.say("etcd, kube-apiserver (CRDs installed), kube-controller-manager and KWOK are up with %d Ready nodes in %s", len(names), d.clock.Since(started).Round(100*time.Millisecond))
 
 	kubeconfig := filepath.Join(d.dataDir, "kubeconfig")
 	if err := framework.WriteKubeconfig(d.fw.Config, kubeconfig); err != nil {
@@ -183,7 +198,7 @@ func (d *dev) run(ctx context.Context) int {
 	}
 	fmt.Printf("\nexport KUBECONFIG=%s\n", kubeconfig)
 	fmt.Printf("# kubectl is at %s\n", filepath.Join(assets, "kubectl"))
-	fmt.Printf("# logs: %s\n\n", filepath.Join(d.dataDir, "{kwok,kube-apiserver,etcd}.log"))
+	fmt.Printf("# logs: %s\n\n", filepath.Join(d.dataDir, "{kwok,kube-apiserver,kube-controller-manager,etcd}.log"))
 
 	binary, err := build.wait()
 	if ctx.Err() != nil {
@@ -205,8 +220,8 @@ func (d *dev) run(ctx context.Context) int {
 			d.say("%v", err)
 			return 1
 		}
-		managerDied = d.manager.done
-		d.say("manager started (pid %d), logging to %s", d.manager.cmd.Process.Pid, d.manager.logPath)
+		managerDied = d.manager.Done()
+		d.say("manager started (pid %d), logging to %s", d.manager.Pid(), d.manager.LogPath())
 	}
 
 	applied, err := d.apply(ctx, d.opts.files)
@@ -243,7 +258,7 @@ func (d *dev) run(ctx context.Context) int {
 	case <-ctx.Done():
 		return interrupted(d)
 	case <-managerDied:
-		d.say("the manager exited: %v; the end of %s:\n%s", d.manager.exitErr(), d.manager.logPath, d.manager.tail(20))
+		d.say("the manager exited: %v; the end of %s:\n%s", d.manager.ExitErr(), d.manager.LogPath(), d.manager.Tail(20))
 		if d.opts.exitWhenDone {
 			return 1
 		}
@@ -268,7 +283,7 @@ func interrupted(d *dev) int {
 	return 0
 }
 
-// teardown stops the manager, KWOK, kube-apiserver and etcd, in that order, and removes the data
+// teardown stops the manager, KWOK, kube-controller-manager, kube-apiserver and etcd, in that order, and removes the data
 // folder unless -keep.
 func (d *dev) teardown() error {
 	var errs []error
@@ -276,12 +291,12 @@ func (d *dev) teardown() error {
 		d.stopWatch()
 	}
 	if d.manager != nil {
-		errs = append(errs, d.manager.stop())
+		errs = append(errs, d.manager.Stop())
 		d.say("manager stopped")
 	}
 	if d.fw != nil {
 		errs = append(errs, d.fw.Stop())
-		d.say("KWOK, kube-apiserver and etcd stopped")
+		d.say("KWOK, kube-controller-manager, kube-apiserver and etcd stopped")
 	}
 	if d.opts.keep {
 		d.say("kept the data folder %s", d.dataDir)

@@ -45,6 +45,9 @@ import (
 type Framework struct {
 	// CRDPaths are extra folders of CRDs to install beside Caldera's own.
 	CRDPaths []string
+	// WithoutCalderaCRDs leaves Caldera's CRDs out, for tests that install them (or another
+	// version of them) themselves.
+	WithoutCalderaCRDs bool
 	// APIServerFlags are extra kube-apiserver flags, name to value.
 	APIServerFlags map[string]string
 	// Webhooks are admission webhook configurations the API server calls. A test's manager serves
@@ -55,9 +58,16 @@ type Framework struct {
 	// KWOK manages only the nodes annotated KWOKNodeAnnotation=KWOKNodeAnnotationValue, such as
 	// those CreateNodes and NewKWOKNode make; pods bound to them run as the stages describe.
 	KWOK bool
+	// WithoutControllerManager leaves kube-controller-manager out. By default Start runs it with
+	// its default controllers, so that the control plane behaves like a cluster: a deleted object
+	// takes what it owns with it (garbage collection, foreground deletion), namespaces are emptied
+	// when deleted, claims bind to volumes, every namespace gets its ServiceAccount "default" (the
+	// API server's ServiceAccount admission is on, as in a cluster). Suites that measure the
+	// scheduler alone, or need none of it, set this.
+	WithoutControllerManager bool
 	// Dir, when set, is an existing folder that holds everything the control plane writes: etcd's
 	// data (etcd/), the API server's certificates (apiserver/), etcd.log, kube-apiserver.log,
-	// and KWOK's kubeconfig and kwok.log. Stop leaves it in place. When empty, the processes use
+	// kube-controller-manager.log, and KWOK's kubeconfig and kwok.log. Stop leaves it in place. When empty, the processes use
 	// temporary folders that Stop removes.
 	Dir string
 
@@ -68,9 +78,11 @@ type Framework struct {
 	// Scheme is Caldera's runtime scheme (internal/scheme); set by Start.
 	Scheme *k8sruntime.Scheme
 
-	env  *envtest.Environment
-	kwok *kwokProcess
-	// tempDir is the folder Start made for KWOK when Dir is empty, removed by Stop.
+	env               *envtest.Environment
+	kwok              *Process
+	controllerManager *Process
+	// tempDir is the folder Start made for KWOK and kube-controller-manager when Dir is empty,
+	// removed by Stop.
 	tempDir string
 	// closers are the log files Stop closes.
 	closers []io.Closer
@@ -100,16 +112,21 @@ func Assets() (string, error) {
 }
 
 // Start starts etcd and kube-apiserver with Caldera's CRDs installed, sets Config, Client and
-// Scheme, and starts KWOK when f.KWOK is set. On error, whatever was started is stopped again.
+// Scheme, starts kube-controller-manager unless f.WithoutControllerManager, and KWOK when f.KWOK
+// is set. On error, whatever was started is stopped again.
 func (f *Framework) Start() error {
 	assets, err := Assets()
 	if err != nil {
 		return err
 	}
 	f.Scheme = scheme.New()
+	crdPaths := f.CRDPaths
+	if !f.WithoutCalderaCRDs {
+		crdPaths = append([]string{filepath.Join(RepoRoot(), "config", "crd", "bases")}, crdPaths...)
+	}
 	f.env = &envtest.Environment{
 		BinaryAssetsDirectory:    assets,
-		CRDDirectoryPaths:        append([]string{filepath.Join(RepoRoot(), "config", "crd", "bases")}, f.CRDPaths...),
+		CRDDirectoryPaths:        crdPaths,
 		ErrorIfCRDPathMissing:    true,
 		Scheme:                   f.Scheme,
 		ControlPlaneStartTimeout: StartTimeout,
@@ -119,6 +136,11 @@ func (f *Framework) Start() error {
 		WebhookInstallOptions:    f.Webhooks,
 	}
 	apiServer := f.env.ControlPlane.GetAPIServer()
+	if !f.WithoutControllerManager {
+		// envtest turns the ServiceAccount admission plugin off because nothing would make the
+		// "default" ServiceAccounts; kube-controller-manager does, so it is on as in a cluster.
+		apiServer.Configure().Set("disable-admission-plugins", "")
+	}
 	for name, value := range f.APIServerFlags {
 		apiServer.Configure().Set(name, value)
 	}
@@ -139,29 +161,54 @@ func (f *Framework) Start() error {
 	if err != nil {
 		return errors.Join(fmt.Errorf("creating a client: %w", err), f.Stop())
 	}
-	if !f.KWOK {
+	if !f.KWOK && f.WithoutControllerManager {
 		return nil
 	}
-	kwokDir := f.Dir
-	if kwokDir == "" {
-		if f.tempDir, err = os.MkdirTemp("", "caldera-kwok-"); err != nil {
-			return errors.Join(fmt.Errorf("creating a folder for KWOK: %w", err), f.Stop())
+	dir := f.Dir
+	if dir == "" {
+		if f.tempDir, err = os.MkdirTemp("", "caldera-control-plane-"); err != nil {
+			return errors.Join(fmt.Errorf("creating a folder for KWOK and kube-controller-manager: %w", err), f.Stop())
 		}
-		kwokDir = f.tempDir
+		dir = f.tempDir
 	}
-	if f.kwok, err = startKWOK(assets, kwokDir, cfg, f.env.AttachControlPlaneOutput); err != nil {
-		return errors.Join(err, f.Stop())
+	if !f.WithoutControllerManager {
+		f.controllerManager, err = startControllerManager(controllerManagerConfig{
+			assets:           assets,
+			dir:              dir,
+			apiServerCertDir: apiServer.CertDir,
+			config:           cfg,
+			attachOutput:     f.env.AttachControlPlaneOutput,
+		})
+		if err != nil {
+			return errors.Join(err, f.Stop())
+		}
+	}
+	if f.KWOK {
+		if f.kwok, err = startKWOK(assets, dir, cfg, f.env.AttachControlPlaneOutput); err != nil {
+			return errors.Join(err, f.Stop())
+		}
+	}
+	if !f.WithoutControllerManager {
+		ctx, cancel := context.WithTimeout(context.Background(), StartTimeout)
+		defer cancel()
+		if err := f.waitForControllerManager(ctx); err != nil {
+			return errors.Join(err, f.Stop())
+		}
 	}
 	return nil
 }
 
-// Stop stops KWOK, kube-apiserver and etcd, and removes the files the framework wrote. It is
-// safe to call more than once and after a failed Start.
+// Stop stops KWOK, kube-controller-manager, kube-apiserver and etcd, and removes the files the
+// framework wrote. It is safe to call more than once and after a failed Start.
 func (f *Framework) Stop() error {
 	var errs []error
 	if f.kwok != nil {
-		errs = append(errs, f.kwok.stop())
+		errs = append(errs, f.kwok.Stop())
 		f.kwok = nil
+	}
+	if f.controllerManager != nil {
+		errs = append(errs, f.controllerManager.Stop())
+		f.controllerManager = nil
 	}
 	if f.env != nil {
 		errs = append(errs, f.env.Stop())
@@ -208,11 +255,22 @@ func (f *Framework) keepControlPlaneIn(dir string) error {
 	return nil
 }
 
-// CreateNamespace makes a fresh namespace for one spec.
+// CreateNamespace makes a fresh namespace for one spec. With kube-controller-manager running, it
+// returns once the namespace has its ServiceAccount "default", as pods need it.
 func (f *Framework) CreateNamespace(ctx context.Context, prefix string) (*corev1.Namespace, error) {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix + "-"}}
 	if err := f.Client.Create(ctx, ns); err != nil {
 		return nil, fmt.Errorf("creating namespace: %w", err)
 	}
+	if f.controllerManager != nil {
+		if err := f.waitForServiceAccount(ctx, ns.Name, Timeout); err != nil {
+			return nil, err
+		}
+	}
 	return ns, nil
+}
+
+// ControllerManagerRunning reports whether Start started kube-controller-manager.
+func (f *Framework) ControllerManagerRunning() bool {
+	return f.controllerManager != nil
 }

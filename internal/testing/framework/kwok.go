@@ -21,13 +21,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sync"
-	"syscall"
-	"time"
 
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -46,8 +42,6 @@ const (
 
 	// kwokPodCIDR is the range KWOK gives pod IPs from: 2^20 addresses, enough for any test.
 	kwokPodCIDR = "10.64.0.1/12"
-	// kwokStopGrace is how long KWOK has to exit after SIGTERM before it is killed.
-	kwokStopGrace = 10 * time.Second
 )
 
 // StagesPath is the file of Caldera's KWOK stages (node and pod lifecycles, pod outcomes scripted
@@ -56,22 +50,10 @@ func StagesPath() string {
 	return filepath.Join(RepoRoot(), "config", "kwok", "stages.yaml")
 }
 
-// kwokProcess is a running kwok binary.
-type kwokProcess struct {
-	cmd     *exec.Cmd
-	logPath string
-	log     *os.File
-	done    chan struct{}
-
-	mu      sync.Mutex
-	exitErr error
-	stopped bool
-}
-
 // startKWOK starts kwok from the assets folder against the API server of cfg, with the stages of
 // StagesPath, managing the nodes annotated KWOKNodeAnnotation=KWOKNodeAnnotationValue. Its
 // kubeconfig and log go into dir.
-func startKWOK(assets, dir string, cfg *rest.Config, attachOutput bool) (*kwokProcess, error) {
+func startKWOK(assets, dir string, cfg *rest.Config, attachOutput bool) (*Process, error) {
 	binary := filepath.Join(assets, "kwok")
 	if _, err := os.Stat(binary); err != nil {
 		return nil, fmt.Errorf("kwok is not in the assets folder %s: run hack/kube-binaries.sh (make kube-binaries) to build it: %w", assets, err)
@@ -84,12 +66,6 @@ func startKWOK(assets, dir string, cfg *rest.Config, attachOutput bool) (*kwokPr
 	if err := WriteKubeconfig(cfg, kubeconfig); err != nil {
 		return nil, err
 	}
-	logPath := filepath.Join(dir, "kwok.log")
-	logFile, err := os.Create(logPath)
-	if err != nil {
-		return nil, fmt.Errorf("creating the kwok log: %w", err)
-	}
-
 	cmd := exec.Command(binary,
 		"--kubeconfig", kubeconfig,
 		"--config", stages,
@@ -99,75 +75,7 @@ func startKWOK(assets, dir string, cfg *rest.Config, attachOutput bool) (*kwokPr
 	// kwok reads ~/.kwok when it has no config; keep it inside dir so runs never share state.
 	cmd.Env = append(os.Environ(), "HOME="+dir, "KUBECONFIG="+kubeconfig)
 	cmd.Dir = dir
-	var out io.Writer = logFile
-	if attachOutput {
-		out = io.MultiWriter(logFile, os.Stderr)
-	}
-	cmd.Stdout = out
-	cmd.Stderr = out
-	cmd.SysProcAttr = ChildProcAttr()
-	if err := cmd.Start(); err != nil {
-		_ = logFile.Close()
-		return nil, fmt.Errorf("starting kwok: %w", err)
-	}
-
-	p := &kwokProcess{cmd: cmd, logPath: logPath, log: logFile, done: make(chan struct{})}
-	go func() {
-		err := cmd.Wait()
-		p.mu.Lock()
-		p.exitErr = err
-		p.mu.Unlock()
-		close(p.done)
-	}()
-	return p, nil
-}
-
-// exited reports an error when kwok ended although nobody stopped it, with the end of its log.
-func (p *kwokProcess) exited() error {
-	if p == nil {
-		return nil
-	}
-	select {
-	case <-p.done:
-	default:
-		return nil
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.stopped {
-		return nil
-	}
-	return fmt.Errorf("kwok exited (%v); the end of %s:\n%s", p.exitErr, p.logPath, tail(p.logPath, 20))
-}
-
-// stop sends SIGTERM, waits for kwok to end (killing it after kwokStopGrace) and closes its log.
-func (p *kwokProcess) stop() error {
-	if p == nil {
-		return nil
-	}
-	p.mu.Lock()
-	p.stopped = true
-	p.mu.Unlock()
-	defer p.log.Close()
-
-	select {
-	case <-p.done:
-		return nil
-	default:
-	}
-	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil && !errors.Is(err, os.ErrProcessDone) {
-		return fmt.Errorf("stopping kwok: %w", err)
-	}
-	select {
-	case <-p.done:
-		return nil
-	case <-time.After(kwokStopGrace):
-	}
-	if err := p.cmd.Process.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
-		return fmt.Errorf("killing kwok: %w", err)
-	}
-	<-p.done
-	return nil
+	return StartProcess("kwok", cmd, filepath.Join(dir, "kwok.log"), attachOutput)
 }
 
 // tail returns the last n lines of the file at path, or a note why it cannot.
@@ -234,5 +142,5 @@ func (f *Framework) kwokRunning(context.Context) error {
 	if f.kwok == nil {
 		return errors.New("KWOK is not running: set Framework.KWOK before Start")
 	}
-	return f.kwok.exited()
+	return f.kwok.Exited()
 }

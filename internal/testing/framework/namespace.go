@@ -35,8 +35,9 @@ import (
 // SpecNamespace creates a namespace named <prefix>-<random> for the running Ginkgo spec and
 // returns its name; call it from a BeforeEach or the spec itself. When the spec ends, DeferCleanup
 // deletes the namespace's Jobs, PodGroups, Commands and pods (pods with a zero grace period, so
-// they stop taking room on the KWOK nodes at once) and then the namespace. The control plane has
-// no namespace or garbage collector controllers, so nothing else would remove them.
+// they stop taking room on the KWOK nodes at once) and then the namespace, which
+// kube-controller-manager then empties of the rest (or nothing does, when the framework runs
+// without it).
 func (f *Framework) SpecNamespace(prefix string) string {
 	ginkgo.GinkgoHelper()
 	ctx, cancel := context.WithTimeout(context.Background(), Timeout)

@@ -30,17 +30,38 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// NodeNamePrefix starts the name of every node CreateNodes makes: kwok-node-0, kwok-node-1, ...
-const NodeNamePrefix = "kwok-node-"
+const (
+	// NodeNamePrefix starts the name of every node CreateNodes makes: kwok-node-0, kwok-node-1, ...
+	NodeNamePrefix = "kwok-node-"
+	// GPUNodeNamePrefix starts the name of every node CreateGPUNodes makes: kwok-gpu-node-0, ...
+	GPUNodeNamePrefix = "kwok-gpu-node-"
+	// GPUResource is the extended resource GPU nodes offer, as NVIDIA's device plugin names it.
+	GPUResource corev1.ResourceName = "nvidia.com/gpu"
+	// NodeRegion is the topology.kubernetes.io/region of every node CreateNodes and
+	// CreateGPUNodes make.
+	NodeRegion = "region-1"
+)
+
+// NodeZones are the topology.kubernetes.io/zone values CreateNodes and CreateGPUNodes give their
+// nodes in turn: node i is in NodeZones[i%3].
+var NodeZones = []string{"zone-a", "zone-b", "zone-c"}
 
 // DefaultNodeCapacity is the capacity CreateNodes and NewKWOKNode give a node when none is
-// asked for: 32 CPUs, 256Gi of memory and 110 pods.
+// asked for: 32 CPUs, 256Gi of memory, 1Ti of ephemeral storage and 110 pods.
 func DefaultNodeCapacity() corev1.ResourceList {
 	return corev1.ResourceList{
-		corev1.ResourceCPU:    resource.MustParse("32"),
-		corev1.ResourceMemory: resource.MustParse("256Gi"),
-		corev1.ResourcePods:   resource.MustParse("110"),
+		corev1.ResourceCPU:              resource.MustParse("32"),
+		corev1.ResourceMemory:           resource.MustParse("256Gi"),
+		corev1.ResourceEphemeralStorage: resource.MustParse("1Ti"),
+		corev1.ResourcePods:             resource.MustParse("110"),
 	}
+}
+
+// GPUNodeCapacity is DefaultNodeCapacity plus gpus of GPUResource.
+func GPUNodeCapacity(gpus int) corev1.ResourceList {
+	capacity := DefaultNodeCapacity()
+	capacity[GPUResource] = *resource.NewQuantity(int64(gpus), resource.DecimalSI)
+	return capacity
 }
 
 // NewKWOKNode builds (without creating it) a node that KWOK started by the framework manages:
@@ -84,21 +105,50 @@ func NodeNames(count int) []string {
 
 // CreateNodes creates the nodes kwok-node-0 to kwok-node-<count-1> with NewKWOKNode and the given
 // capacity (DefaultNodeCapacity when nil), node i with the InternalIP 10.128.x.y of the number
-// i+1, and returns their names. A node of that name that
+// i+1, in the region NodeRegion and the zone NodeZones[i%3], and returns their names. A node of that name that
 // already exists is left as it is. Use WaitForNodesReady to wait until KWOK has made them Ready.
 func (f *Framework) CreateNodes(ctx context.Context, count int, capacity corev1.ResourceList) ([]string, error) {
+	return f.createNodes(ctx, NodeNamePrefix, 0, count, capacity, nil)
+}
+
+// CreateGPUNodes creates the nodes kwok-gpu-node-0 to kwok-gpu-node-<count-1> as CreateNodes
+// does, each with GPUNodeCapacity(gpus), the labels NVIDIA's GPU feature discovery sets
+// (nvidia.com/gpu.present, nvidia.com/gpu.count, nvidia.com/gpu.product), untainted so that
+// manifests written for any cluster fit, and returns their names.
+// Their InternalIPs follow those of CreateNodes' first 1000 nodes.
+func (f *Framework) CreateGPUNodes(ctx context.Context, count, gpus int) ([]string, error) {
+	if gpus < 1 {
+		return nil, fmt.Errorf("GPUs per node %d: must be 1 or more", gpus)
+	}
+	return f.createNodes(ctx, GPUNodeNamePrefix, 1000, count, GPUNodeCapacity(gpus), func(node *corev1.Node) {
+		node.Labels["nvidia.com/gpu.present"] = "true"
+		node.Labels["nvidia.com/gpu.count"] = strconv.Itoa(gpus)
+		node.Labels["nvidia.com/gpu.product"] = "NVIDIA-H100-80GB-HBM3"
+	})
+}
+
+// createNodes creates count KWOK nodes named prefix<i>, node i with the InternalIP of the number
+// ipOffset+i+1, region and zone labels, and whatever customize adds.
+func (f *Framework) createNodes(ctx context.Context, prefix string, ipOffset, count int, capacity corev1.ResourceList, customize func(*corev1.Node)) ([]string, error) {
 	if count < 0 {
 		return nil, fmt.Errorf("node count %d: must be 0 or more", count)
 	}
-	names := NodeNames(count)
-	for i, name := range names {
-		node := NewKWOKNode(name, capacity)
+	names := make([]string, count)
+	for i := range names {
+		names[i] = prefix + strconv.Itoa(i)
+		node := NewKWOKNode(names[i], capacity)
+		node.Labels[corev1.LabelTopologyRegion] = NodeRegion
+		node.Labels[corev1.LabelTopologyZone] = NodeZones[i%len(NodeZones)]
+		ip := ipOffset + i + 1
 		node.Status.Addresses = []corev1.NodeAddress{
-			{Type: corev1.NodeInternalIP, Address: fmt.Sprintf("10.128.%d.%d", (i+1)/256, (i+1)%256)},
-			{Type: corev1.NodeHostName, Address: name},
+			{Type: corev1.NodeInternalIP, Address: fmt.Sprintf("10.128.%d.%d", ip/256, ip%256)},
+			{Type: corev1.NodeHostName, Address: names[i]},
+		}
+		if customize != nil {
+			customize(node)
 		}
 		if err := f.Client.Create(ctx, node); err != nil && !apierrors.IsAlreadyExists(err) {
-			return nil, fmt.Errorf("creating node %s: %w", name, err)
+			return nil, fmt.Errorf("creating node %s: %w", names[i], err)
 		}
 	}
 	return names, nil

@@ -190,6 +190,22 @@ func (w *JobWrapper) Annotation(key, value string) *JobWrapper {
 	return w
 }
 
+// ClaimVolume mounts at mountPath, in every container, a claim the job creates: storage of the
+// given size from storageClassName, ReadWriteOnce.
+func (w *JobWrapper) ClaimVolume(mountPath, storageClassName, size string) *JobWrapper {
+	w.Spec.Volumes = append(w.Spec.Volumes, batchv1alpha1.VolumeSpec{
+		MountPath: mountPath,
+		VolumeClaim: &corev1.PersistentVolumeClaimSpec{
+			AccessModes:      []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+			StorageClassName: ptr.To(storageClassName),
+			Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{
+				corev1.ResourceStorage: resource.MustParse(size),
+			}},
+		},
+	})
+	return w
+}
+
 // TTL sets spec.ttlSecondsAfterFinished.
 func (w *JobWrapper) TTL(seconds int32) *JobWrapper {
 	w.Spec.TTLSecondsAfterFinished = ptr.To(seconds)
