@@ -96,6 +96,7 @@ type JobReconciler struct {
 
 // Reconcile is a short dispatcher: read the job, defer the status write, and run the phases.
 func (r *JobReconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ctrl.Result, retErr error) {
+	defer func() { defaultJobMetrics.reconciled(retErr) }()
 	job := &batchv1alpha1.Job{}
 	if err := r.Client.Get(ctx, req.NamespacedName, job); err != nil {
 		if apierrors.IsNotFound(err) {
@@ -114,7 +115,7 @@ func (r *JobReconciler) Reconcile(ctx context.Context, req ctrl.Request) (result
 		return ctrl.Result{RequeueAfter: cacheCatchUp}, nil
 	}
 
-	rc := &jobRun{r: r, job: job, key: req.NamespacedName}
+	rc := &jobRun{r: r, job: job, key: req.NamespacedName, before: job.Status.State.Phase}
 	patcher := patch.NewSerialPatcher(job, r.Client)
 	defer func() {
 		retErr = r.finalize(ctx, rc, patcher, retErr)
@@ -123,7 +124,7 @@ func (r *JobReconciler) Reconcile(ctx context.Context, req ctrl.Request) (result
 }
 
 // finalize computes the job's conditions, writes its status once, and emits the events of the
-// reconcile when the write succeeded.
+// reconcile and records its metrics when the write succeeded.
 func (r *JobReconciler) finalize(ctx context.Context, rc *jobRun, patcher *patch.SerialPatcher, retErr error) error {
 	job := rc.job
 	setJobConditions(job, rc, retErr, r.Clock)
@@ -142,6 +143,7 @@ func (r *JobReconciler) finalize(ctx context.Context, rc *jobRun, patcher *patch
 		return retErr
 	}
 	r.written.record(job)
+	defaultJobMetrics.observeStatus(rc.key, rc.before, job)
 	for _, e := range rc.events {
 		r.Recorder.Event(job, e.kind, e.reason, e.message)
 	}
@@ -157,6 +159,7 @@ func (r *JobReconciler) forget(key types.NamespacedName) {
 	r.changes.forget(key)
 	r.delays.forget(key)
 	r.written.forget(key)
+	defaultJobMetrics.forget(key)
 }
 
 // SetupWithManager registers the reconciler, its indexes and its watches.

@@ -49,6 +49,8 @@ type jobRun struct {
 	r   *JobReconciler
 	job *batchv1alpha1.Job
 	key types.NamespacedName
+	// before is the job's phase as read at the start of the reconcile.
+	before batchv1alpha1.JobPhase
 
 	spec     *batchv1alpha1.JobSpec
 	plugins  []jobplugins.Plugin
@@ -627,12 +629,14 @@ func (rc *jobRun) createPods(ctx context.Context) error {
 			p := chunk[i]
 			err := rc.r.Client.Create(ctx, p)
 			if err == nil {
+				defaultJobMetrics.podCreated(nil)
 				return nil
 			}
 			rc.r.expectations.CreationObserved(rc.key, p.Name)
 			if apierrors.IsAlreadyExists(err) {
 				return nil
 			}
+			defaultJobMetrics.podCreated(err)
 			if apierrors.IsInvalid(err) {
 				mu.Lock()
 				invalid = err

@@ -26,6 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/caldera-sh/caldera/scheduler/api"
+	"github.com/caldera-sh/caldera/scheduler/metrics"
 )
 
 // fifo is an unbounded first-in first-out queue safe for many producers and consumers.
@@ -126,6 +127,7 @@ func (s *Scheduler) bind(ctx context.Context, w podWork) {
 	if apierrors.IsNotFound(err) || ctx.Err() != nil {
 		return
 	}
+	metrics.UpdateScheduleAttempts(metrics.ResultError, 1)
 	s.log.Error(err, "binding a pod failed; it will be placed again", "pod", w.namespace+"/"+w.name, "node", w.node)
 	if w.pod != nil {
 		s.recorder.Eventf(w.pod, nil, corev1.EventTypeWarning, "FailedBinding", "Binding", "binding to node %s failed: %v", w.node, err)

@@ -32,7 +32,9 @@ limitations under the License.
 //  6. likewise for the queues' statuses.
 //
 // A cycle starts when the cluster changes (at most every MinCycleInterval) and at least every
-// SchedulePeriod.
+// SchedulePeriod. It records Volcano's scheduler metrics (package metrics) as it goes: the
+// duration of the cycle and of each action, a verdict per job worked on, the jobs' unschedulable
+// tasks (phase 5), the queues' amounts (the proportion plugin, phase 4) and the preemptions.
 package scheduler
 
 import (
@@ -63,6 +65,7 @@ import (
 	"github.com/caldera-sh/caldera/scheduler/api"
 	"github.com/caldera-sh/caldera/scheduler/cache"
 	"github.com/caldera-sh/caldera/scheduler/framework"
+	"github.com/caldera-sh/caldera/scheduler/metrics"
 	"github.com/caldera-sh/caldera/scheduler/plugins/gang"
 	"github.com/caldera-sh/caldera/scheduler/registry"
 	"github.com/caldera-sh/caldera/scheduler/snapshot"
@@ -237,6 +240,9 @@ func (s *Scheduler) Start(ctx context.Context) error {
 		workers.Wait()
 	}()
 
+	// What the metrics say of jobs and queues is kept up to date only while this scheduler runs.
+	defer metrics.Reset()
+
 	s.log.Info("scheduler started", "schedulerNames", s.opts.SchedulerNames, "bindWorkers", s.opts.BindWorkers)
 	timer := s.clock.NewTimer(s.opts.SchedulePeriod)
 	defer timer.Stop()
@@ -286,7 +292,11 @@ func (s *Scheduler) RunOnce(ctx context.Context) CycleStats {
 	// evictions go to the workers as they happen.
 	epoch := s.cache.CapacityEpoch()
 	ssn.Defer(s.deferredJobs(start, epoch))
-	ssn.Run()
+	for _, a := range ssn.Config.Actions {
+		began := s.clock.Now()
+		a.Execute(ssn)
+		metrics.UpdateActionDuration(a.Name(), s.clock.Since(began))
+	}
 
 	// 4. Close the session.
 	ssn.Close()
@@ -303,6 +313,7 @@ func (s *Scheduler) RunOnce(ctx context.Context) CycleStats {
 		JobsChanged: len(s.snapshot.Changed), JobsPending: len(s.snapshot.Pending),
 		Binds: s.cycleBinds, Evictions: s.cycleEvictions, StatusWrites: writes,
 	}
+	metrics.UpdateE2eDuration(stats.Duration)
 	if s.opts.OnCycle != nil {
 		s.opts.OnCycle(stats)
 	}
@@ -315,7 +326,8 @@ func (s *Scheduler) RunOnce(ctx context.Context) CycleStats {
 // podGroupStatuses decides the status of every job that changed or was worked on, records the
 // decided phases in the cache, and hands the statuses that differ from the stored ones (and from
 // what was already handed over) to the status workers. Lone pods get an event when they cannot
-// be placed.
+// be placed. The jobs' metrics follow: the cycle's verdict on each job it worked on, the
+// unschedulable tasks of each job (gone with the job), and the time to a gang's first placement.
 func (s *Scheduler) podGroupStatuses(ssn *framework.Session) int {
 	ids := map[api.JobID]struct{}{}
 	for id := range s.snapshot.Changed {
@@ -326,18 +338,23 @@ func (s *Scheduler) podGroupStatuses(ssn *framework.Session) int {
 	}
 	writes := 0
 	phases := make(map[api.JobID]schedulingv1beta1.PodGroupPhase, len(ids))
+	var attempts jobAttempts
+	defer attempts.record()
 	for id := range ids {
 		j, ok := ssn.Jobs[id]
 		if !ok {
 			delete(s.loneMessages, id)
 			delete(s.wanted, id)
+			metrics.DeleteJob(string(id))
 			continue
 		}
 		if j.PodOnly {
+			attempts.count(lonePodResult(ssn, j))
 			s.lonePodStatus(ssn, j, phases)
 			continue
 		}
 		if j.PodGroup == nil {
+			metrics.DeleteJob(string(id))
 			s.orphanEvent(j)
 			continue
 		}
@@ -346,6 +363,15 @@ func (s *Scheduler) podGroupStatuses(ssn *framework.Session) int {
 		view := committedView(ssn, j)
 		phase := status.Phase(view, status.Unschedulable(conds))
 		phases[id] = phase
+		if ssn.WasAttempted(id) {
+			attempts.count(attemptResult(conds))
+		}
+		if tasks, decided := unscheduledTasks(view, conds, phase); decided {
+			metrics.UpdateUnscheduleTaskCount(string(id), tasks)
+		}
+		if firstPlaced(j, *stored, phase) {
+			metrics.UpdateE2eJobDuration(ssn.Now.Sub(j.CreationTime))
+		}
 		if len(conds) == 0 && phase == stored.Phase && view.Count(api.Running) == stored.Running &&
 			view.Count(api.Succeeded) == stored.Succeeded && view.Count(api.Failed) == stored.Failed {
 			// Nothing to write (the quick check that spares most jobs building a status).

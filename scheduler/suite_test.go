@@ -52,8 +52,10 @@ func TestScheduler(t *testing.T) {
 var _ = BeforeSuite(func() {
 	logf.SetLogger(GinkgoLogr)
 	fw = &framework.Framework{
-		// No node lifecycle or service account controller runs: nodes must not be born tainted
-		// not-ready, and pods must not wait for a default service account.
+		// The nodes here are plain API objects with no KWOK behind them: no node lifecycle or
+		// service account controller may run, so that nodes are not tainted not-ready or
+		// unreachable, and pods do not wait for a default service account.
+		WithoutControllerManager: true,
 		APIServerFlags: map[string]string{"disable-admission-plugins": "TaintNodesByCondition,ServiceAccount"},
 	}
 	Expect(fw.Start()).To(Succeed())

@@ -53,6 +53,17 @@ func (ssn *Session) NewStatement() *Statement { return &Statement{ssn: ssn} }
 // Empty reports whether the statement holds no operation.
 func (s *Statement) Empty() bool { return len(s.ops) == 0 }
 
+// Evictions returns the number of evictions the statement holds.
+func (s *Statement) Evictions() int {
+	n := 0
+	for _, op := range s.ops {
+		if op.kind == opEvict {
+			n++
+		}
+	}
+	return n
+}
+
 // own returns the job of a task and the job's own copy of the task, which the statement changes.
 func (s *Statement) own(t *api.TaskInfo) (*api.JobInfo, *api.TaskInfo, error) {
 	j, ok := s.ssn.Jobs[t.Job]

@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -34,12 +35,45 @@ import (
 // it to end and returns the error it ended with; call it (for example with DeferCleanup) before
 // Stop.
 func (f *Framework) StartManager(ctx context.Context, setup func(ctrl.Manager) error) (stop func() error, err error) {
+	return f.startManager(ctx, "0", setup)
+}
+
+// StartManagerWithMetrics is StartManager with the manager's metrics served over HTTP on a free
+// loopback port, as cmd/manager serves them: it also returns the URL of the /metrics endpoint.
+// The metrics are controller-runtime's registry, shared by every manager of the process.
+func (f *Framework) StartManagerWithMetrics(ctx context.Context, setup func(ctrl.Manager) error) (stop func() error, metricsURL string, err error) {
+	addr, err := freeLoopbackAddress()
+	if err != nil {
+		return nil, "", err
+	}
+	stop, err = f.startManager(ctx, addr, setup)
+	if err != nil {
+		return nil, "", err
+	}
+	return stop, "http://" + addr + "/metrics", nil
+}
+
+// freeLoopbackAddress returns a loopback address with a port nothing listens on right now.
+func freeLoopbackAddress() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", fmt.Errorf("finding a free port for the metrics: %w", err)
+	}
+	addr := l.Addr().String()
+	if err := l.Close(); err != nil {
+		return "", fmt.Errorf("finding a free port for the metrics: %w", err)
+	}
+	return addr, nil
+}
+
+// startManager starts a manager serving its metrics at metricsAddress ("0": not at all).
+func (f *Framework) startManager(ctx context.Context, metricsAddress string, setup func(ctrl.Manager) error) (stop func() error, err error) {
 	if f.Config == nil {
 		return nil, errors.New("the framework is not started: call Start before StartManager")
 	}
 	mgr, err := ctrl.NewManager(f.Config, ctrl.Options{
 		Scheme:                 f.Scheme,
-		Metrics:                metricsserver.Options{BindAddress: "0"},
+		Metrics:                metricsserver.Options{BindAddress: metricsAddress},
 		HealthProbeBindAddress: "0",
 		LeaderElection:         false,
 		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},

@@ -30,6 +30,7 @@ import (
 	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
 	"github.com/caldera-sh/caldera/scheduler/api"
 	"github.com/caldera-sh/caldera/scheduler/framework"
+	"github.com/caldera-sh/caldera/scheduler/metrics"
 )
 
 // Name is the action's name.
@@ -84,6 +85,7 @@ func (a *action) Execute(ssn *framework.Session) {
 
 // preemptForJob tries to place the job's pending tasks by evicting candidates that keep selects
 // and the plugins allow; it commits when the job is pipelined and undoes everything otherwise.
+// The attempt, and the victims of a committed one, go to the metrics.
 func preemptForJob(ssn *framework.Session, j *api.JobInfo, keep func(*api.TaskInfo, *api.JobInfo) bool, reason string) {
 	stmt := ssn.NewStatement()
 	evicted := false
@@ -109,9 +111,11 @@ func preemptForJob(ssn *framework.Session, j *api.JobInfo, keep func(*api.TaskIn
 		}
 	}
 	if evicted && ssn.JobPipelined(j) {
+		metrics.UpdatePreemption(stmt.Evictions())
 		stmt.Commit()
 		return
 	}
+	metrics.UpdatePreemption(0)
 	stmt.Discard()
 }
 

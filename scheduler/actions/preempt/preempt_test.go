@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
 	st "github.com/caldera-sh/caldera/scheduler/internal/testing"
@@ -140,5 +141,49 @@ func TestPreempt(t *testing.T) {
 				t.Errorf("preempt mismatch (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// registryValue reads an unlabelled counter or gauge from the manager's registry.
+func registryValue(t *testing.T, name string) float64 {
+	t.Helper()
+	families, err := ctrlmetrics.Registry.Gather()
+	if err != nil {
+		t.Fatalf("gathering the manager's registry: %v", err)
+	}
+	for _, f := range families {
+		if f.GetName() != name || len(f.GetMetric()) != 1 {
+			continue
+		}
+		m := f.GetMetric()[0]
+		if m.GetCounter() != nil {
+			return m.GetCounter().GetValue()
+		}
+		return m.GetGauge().GetValue()
+	}
+	t.Fatalf("%s is not on the manager's registry", name)
+	return 0
+}
+
+func TestPreemptMetrics(t *testing.T) {
+	base := []any{st.MakeQueue("default", 1).Obj(), st.MakeNode("n1", "4", "8Gi").Obj(),
+		st.MakePriorityClass("low", 10), st.MakePriorityClass("high", 1000)}
+	before := registryValue(t, "volcano_total_preemption_attempts")
+	s := st.NewSnapshot(t, flat(base, running("low", "default", "low", 4, 1, "1", "n1"), pending("high", "default", "high", 2, 2, "1"))...)
+	ssn, rec := st.Session(t, s, registry.Default(), conf, st.Epoch.Add(time.Hour))
+	ssn.Run()
+	ssn.Close()
+	type result struct {
+		Evictions int
+		Victims   float64
+		Attempted bool
+	}
+	got := result{
+		Evictions: len(rec.Evictions),
+		Victims:   registryValue(t, "volcano_pod_preemption_victims"),
+		Attempted: registryValue(t, "volcano_total_preemption_attempts") > before,
+	}
+	if diff := cmp.Diff(result{Evictions: 2, Victims: 2, Attempted: true}, got); diff != "" {
+		t.Errorf("preemption metrics (-want +got):\n%s", diff)
 	}
 }

@@ -29,6 +29,7 @@ import (
 	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
 	"github.com/caldera-sh/caldera/scheduler/api"
 	"github.com/caldera-sh/caldera/scheduler/framework"
+	"github.com/caldera-sh/caldera/scheduler/metrics"
 )
 
 // Name is the action's name.
@@ -71,6 +72,9 @@ func (a *action) Execute(ssn *framework.Session) {
 	}
 }
 
+// reclaimForJob tries to place the job's pending tasks by evicting tasks of reclaimable queues
+// above their deserved share; it commits when the job is pipelined and undoes everything
+// otherwise. The attempt, and the victims of a committed one, go to the metrics.
 func reclaimForJob(ssn *framework.Session, q *api.QueueInfo, j *api.JobInfo) {
 	stmt := ssn.NewStatement()
 	evicted := false
@@ -105,8 +109,10 @@ func reclaimForJob(ssn *framework.Session, q *api.QueueInfo, j *api.JobInfo) {
 		}
 	}
 	if evicted && ssn.JobPipelined(j) {
+		metrics.UpdatePreemption(stmt.Evictions())
 		stmt.Commit()
 		return
 	}
+	metrics.UpdatePreemption(0)
 	stmt.Discard()
 }

@@ -34,6 +34,7 @@ import (
 	"github.com/caldera-sh/caldera/scheduler/api"
 	"github.com/caldera-sh/caldera/scheduler/conf"
 	"github.com/caldera-sh/caldera/scheduler/framework"
+	"github.com/caldera-sh/caldera/scheduler/metrics"
 	"github.com/caldera-sh/caldera/scheduler/snapshot"
 )
 
@@ -63,7 +64,10 @@ type QueueAttr struct {
 	Share float64
 }
 
-type plugin struct{}
+type plugin struct {
+	// attrs are the cycle's queue attributes, kept up to date by the event handler.
+	attrs map[string]*QueueAttr
+}
 
 // New builds the plugin; it takes no arguments.
 func New(args conf.Arguments) (framework.Plugin, error) {
@@ -246,6 +250,7 @@ func (p *plugin) OnSessionOpen(ssn *framework.Session) {
 	total := ssn.TotalResource.Clone()
 	dims := Dims(&total)
 	attrs := Attrs(ssn.Queues, ssn.Snapshot.Usage, &total)
+	p.attrs = attrs
 
 	ssn.AddQueueOrderFn(Name, func(l, r *api.QueueInfo) int {
 		if l.Priority != r.Priority {
@@ -400,7 +405,26 @@ func (p *plugin) OnSessionOpen(ssn *framework.Session) {
 	})
 }
 
-func (p *plugin) OnSessionClose(*framework.Session) {}
+// OnSessionClose records every queue's amounts, as they stand after the cycle's placements, in
+// the metrics.
+func (p *plugin) OnSessionClose(ssn *framework.Session) {
+	metrics.UpdateQueues(QueueMetrics(ssn.Queues, p.attrs))
+}
+
+// QueueMetrics returns what the metrics show of every queue: the attributes of the queues with
+// jobs, and zero amounts for the others.
+func QueueMetrics(queues map[string]*api.QueueInfo, attrs map[string]*QueueAttr) []metrics.Queue {
+	out := make([]metrics.Queue, 0, len(queues))
+	for name, q := range queues {
+		m := metrics.Queue{Name: name, Weight: float64(q.Weight)}
+		if a := attrs[name]; a != nil {
+			m.Share, m.Allocated, m.Deserved, m.Request = a.Share, a.Allocated, a.Deserved, a.Request
+		}
+		out = append(out, m)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
 
 // needs names what a job asks for to be admitted: a PodGroup's minResources, a lone pod's requests.
 func needs(j *api.JobInfo) string {

@@ -26,6 +26,7 @@ import (
 	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
 	"github.com/caldera-sh/caldera/scheduler/api"
 	st "github.com/caldera-sh/caldera/scheduler/internal/testing"
+	"github.com/caldera-sh/caldera/scheduler/metrics"
 	"github.com/caldera-sh/caldera/scheduler/snapshot"
 )
 
@@ -114,5 +115,29 @@ func TestShareMessage(t *testing.T) {
 				t.Errorf("mismatch (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+func TestQueueMetrics(t *testing.T) {
+	queues := map[string]*api.QueueInfo{
+		"b":    api.NewQueueInfo(st.MakeQueue("b", 3).Obj()),
+		"a":    api.NewQueueInfo(st.MakeQueue("a", 1).Obj()),
+		"idle": api.NewQueueInfo(st.MakeQueue("idle", 2).Obj()),
+	}
+	attrs := map[string]*QueueAttr{
+		"a": {Name: "a", Weight: 1, Share: 0.5,
+			Allocated: Vec{corev1.ResourceCPU: 1000}, Deserved: Vec{corev1.ResourceCPU: 2000}, Request: Vec{corev1.ResourceCPU: 3000}},
+		"b": {Name: "b", Weight: 3, Share: 1,
+			Allocated: Vec{corev1.ResourceMemory: 1 << 30}, Deserved: Vec{corev1.ResourceMemory: 1 << 30}, Request: Vec{corev1.ResourceMemory: 2 << 30}},
+	}
+	want := []metrics.Queue{
+		{Name: "a", Weight: 1, Share: 0.5,
+			Allocated: Vec{corev1.ResourceCPU: 1000}, Deserved: Vec{corev1.ResourceCPU: 2000}, Request: Vec{corev1.ResourceCPU: 3000}},
+		{Name: "b", Weight: 3, Share: 1,
+			Allocated: Vec{corev1.ResourceMemory: 1 << 30}, Deserved: Vec{corev1.ResourceMemory: 1 << 30}, Request: Vec{corev1.ResourceMemory: 2 << 30}},
+		{Name: "idle", Weight: 2},
+	}
+	if diff := cmp.Diff(want, QueueMetrics(queues, attrs)); diff != "" {
+		t.Errorf("QueueMetrics (-want +got):\n%s", diff)
 	}
 }
