@@ -8,7 +8,7 @@ LOCALBIN ?= $(CURDIR)/bin
 CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen
 GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint
 
-# KUBEBUILDER_ASSETS holds kube-apiserver, etcd, kubectl and kwok. An already-set value (for
+# KUBEBUILDER_ASSETS holds kube-apiserver, etcd, kubectl, kwok and helm. An already-set value (for
 # example from setup-envtest) is honoured; otherwise hack/kube-binaries.sh builds them from the
 # Go module proxy into a cache keyed by version (minutes cold, seconds warm).
 ASSETS = $(shell bash hack/kube-binaries.sh | tail -n 1)
@@ -19,6 +19,25 @@ DEV_FLAGS ?=
 GO_TEST_FLAGS ?=
 # TEST_TIMEOUT bounds one test binary.
 TEST_TIMEOUT ?= 30m
+
+# VERSION, GIT_COMMIT and BUILD_DATE are stamped into the binaries (internal/version) by LDFLAGS,
+# which make build, make image and make docker-build share. SOURCE_DATE_EPOCH (the commit's time)
+# is BUILD_DATE and every timestamp in the image, so one commit always gives the same image digest.
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.0.0-dev)
+GIT_COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+BUILD_DATE ?= $(shell date -u -d @$(SOURCE_DATE_EPOCH) +%Y-%m-%dT%H:%M:%SZ 2>/dev/null || date -u -r $(SOURCE_DATE_EPOCH) +%Y-%m-%dT%H:%M:%SZ)
+VERSION_PKG := github.com/caldera-sh/caldera/internal/version
+LDFLAGS ?= -s -w -X $(VERSION_PKG).Version=$(VERSION) -X $(VERSION_PKG).GitCommit=$(GIT_COMMIT) -X $(VERSION_PKG).BuildDate=$(BUILD_DATE)
+# IMG is the manager's image, its one name: make image and make docker-build build it, make
+# manifests writes it into config/manager (kustomize images:) and the chart (image.repository and
+# appVersion). Its default is the image the chart already names, so regenerating changes nothing;
+# to move to another image or release: make manifests image IMG=ghcr.io/caldera-sh/caldera:v0.2.0.
+IMG ?= $(shell bash hack/image/set-image.sh --current)
+# IMAGE_PLATFORMS are the os/arch platforms of make image.
+IMAGE_PLATFORMS ?= linux/amd64,linux/arm64
+# CONTAINER_TOOL builds the Dockerfile in make docker-build: docker or podman.
+CONTAINER_TOOL ?= docker
 
 ##@ General
 
@@ -45,6 +64,7 @@ manifests: $(CONTROLLER_GEN) ## Generate the CRDs and RBAC from the Go markers.
 	$(CONTROLLER_GEN) rbac:roleName=manager paths="./..." output:rbac:artifacts:config=config/rbac
 	$(CONTROLLER_GEN) webhook paths="./internal/webhook/..." output:webhook:artifacts:config=config/webhook
 	bash hack/update-helm.sh
+	bash hack/image/set-image.sh "$(IMG)"
 
 .PHONY: generate
 generate: $(CONTROLLER_GEN) ## Generate the DeepCopy methods.
@@ -90,15 +110,26 @@ bench: ## Run the benchmarks (long).
 	go test -run '^$$' -bench . -benchmem -timeout 60m ./...
 
 .PHONY: kube-binaries
-kube-binaries: ## Build kube-apiserver, etcd, kubectl and kwok into the cache and print the folder.
+kube-binaries: ## Build kube-apiserver, etcd, kubectl, kwok and helm into the cache and print the folder.
 	@bash hack/kube-binaries.sh
 
 ##@ Build
 
 .PHONY: build
-build: ## Build the manager and vcctl into bin/.
-	go build -o $(LOCALBIN)/manager ./cmd/manager
-	go build -o $(LOCALBIN)/vcctl ./cmd/vcctl
+build: ## Build the manager and vcctl into bin/, with VERSION stamped.
+	go build -ldflags "$(LDFLAGS)" -o $(LOCALBIN)/manager ./cmd/manager
+	go build -ldflags "$(LDFLAGS)" -o $(LOCALBIN)/vcctl ./cmd/vcctl
+
+.PHONY: image
+image: ## Build the image IMG without a container daemon: OCI layout, docker tarballs and vcctl archives in bin/image/.
+	go run ./hack/image -image "$(IMG)" -version "$(VERSION)" -commit "$(GIT_COMMIT)" \
+		-source-date-epoch "$(SOURCE_DATE_EPOCH)" -platforms "$(IMAGE_PLATFORMS)" -ldflags "$(LDFLAGS)" \
+		-out $(LOCALBIN)/image
+
+.PHONY: docker-build
+docker-build: ## Build the image IMG from the Dockerfile with Docker or Podman (CONTAINER_TOOL).
+	$(CONTAINER_TOOL) build --build-arg VERSION="$(VERSION)" --build-arg GIT_COMMIT="$(GIT_COMMIT)" \
+		--build-arg BUILD_DATE="$(BUILD_DATE)" -t "$(IMG)" .
 
 ##@ Tools
 

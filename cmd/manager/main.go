@@ -34,6 +34,7 @@ import (
 
 	"github.com/caldera-sh/caldera/controllers"
 	"github.com/caldera-sh/caldera/internal/scheme"
+	"github.com/caldera-sh/caldera/internal/version"
 	"github.com/caldera-sh/caldera/internal/webhook"
 	"github.com/caldera-sh/caldera/scheduler"
 )
@@ -67,6 +68,8 @@ type options struct {
 	webhookConfig      string
 
 	zap zap.Options
+
+	printVersion bool
 }
 
 func parseFlags() *options {
@@ -88,6 +91,7 @@ func parseFlags() *options {
 	flag.StringVar(&o.webhookService, "webhook-service-name", "caldera-webhook-service", "Name of the webhook's Service.")
 	flag.StringVar(&o.webhookSecret, "webhook-secret-name", "caldera-webhook-server-cert", "Name of the Secret that keeps the webhook's certificate.")
 	flag.StringVar(&o.webhookConfig, "webhook-config-name", "caldera-validating-webhook-configuration", "Name of the ValidatingWebhookConfiguration to inject the CA into.")
+	flag.BoolVar(&o.printVersion, "version", false, "Print the version and exit.")
 	o.zap.BindFlags(flag.CommandLine)
 	flag.Parse()
 	return o
@@ -105,8 +109,14 @@ func splitList(s string) []string {
 
 func run() error {
 	o := parseFlags()
+	if o.printVersion {
+		fmt.Println(version.String())
+		return nil
+	}
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&o.zap)))
 	log := ctrl.Log.WithName("setup")
+	v := version.Get()
+	log.Info("Caldera manager", "version", v.Version, "commit", v.GitCommit, "buildDate", v.BuildDate, "go", v.GoVersion, "platform", v.Platform)
 
 	names := splitList(o.schedulerNames)
 	if len(names) == 0 {

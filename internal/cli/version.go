@@ -18,18 +18,12 @@ package cli
 
 import (
 	"io"
-	"runtime"
-	"runtime/debug"
 
 	"github.com/spf13/cobra"
 
 	batchv1alpha1 "github.com/caldera-sh/caldera/api/batch/v1alpha1"
+	"github.com/caldera-sh/caldera/internal/version"
 )
-
-// Version is vcctl's version. Release builds set it with
-// -ldflags "-X github.com/caldera-sh/caldera/internal/cli.Version=<version>"; when empty, the
-// module version from the binary's build information is shown.
-var Version = ""
 
 // versionInfo is what `vcctl version` prints.
 type versionInfo struct {
@@ -41,30 +35,18 @@ type versionInfo struct {
 	platform   string
 }
 
-// currentVersion reads the version of this binary.
+// currentVersion reads the version of this binary: what `make build` stamped into
+// internal/version, or what the Go toolchain recorded.
 func currentVersion() versionInfo {
-	v := versionInfo{
+	v := version.Get()
+	return versionInfo{
 		apiVersion: batchv1alpha1.GroupVersion.Version,
-		version:    Version,
-		goVersion:  runtime.Version(),
-		platform:   runtime.GOOS + "/" + runtime.GOARCH,
+		version:    v.Version,
+		commit:     v.GitCommit,
+		buildTime:  v.BuildDate,
+		goVersion:  v.GoVersion,
+		platform:   v.Platform,
 	}
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return v
-	}
-	if v.version == "" {
-		v.version = info.Main.Version
-	}
-	for _, s := range info.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			v.commit = s.Value
-		case "vcs.time":
-			v.buildTime = s.Value
-		}
-	}
-	return v
 }
 
 // formatVersion renders `vcctl version`; unknown values show as <unknown>.
