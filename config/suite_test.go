@@ -41,10 +41,13 @@ func TestConfig(t *testing.T) {
 
 var fw *framework.Framework
 
-var _ = BeforeSuite(func() {
-	fw = &framework.Framework{}
+var _ = BeforeSuite(func(ctx context.Context) {
+	fw = &framework.Framework{KWOK: true}
 	Expect(fw.Start()).To(Succeed())
-})
+	nodes, err := fw.CreateNodes(ctx, 2, nil)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(fw.WaitForNodesReady(ctx, nodes...)).To(Succeed())
+}, NodeTimeout(framework.StartTimeout))
 
 var _ = AfterSuite(func() {
 	if fw != nil {

@@ -20,6 +20,7 @@ package e2e
 
 import (
 	"context"
+	"os"
 	"testing"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -34,6 +35,8 @@ const nodeCount = 3
 var (
 	fw    *framework.Framework
 	nodes []string
+	// suiteDir is a folder for the suite's files, removed at its end.
+	suiteDir string
 )
 
 func TestE2E(t *testing.T) {
@@ -42,9 +45,11 @@ func TestE2E(t *testing.T) {
 }
 
 var _ = BeforeSuite(func(ctx context.Context) {
+	var err error
+	suiteDir, err = os.MkdirTemp("", "caldera-e2e-")
+	Expect(err).NotTo(HaveOccurred())
 	fw = &framework.Framework{KWOK: true}
 	Expect(fw.Start()).To(Succeed())
-	var err error
 	nodes, err = fw.CreateNodes(ctx, nodeCount, nil)
 	Expect(err).NotTo(HaveOccurred())
 }, NodeTimeout(framework.StartTimeout))
@@ -52,5 +57,8 @@ var _ = BeforeSuite(func(ctx context.Context) {
 var _ = AfterSuite(func() {
 	if fw != nil {
 		Expect(fw.Stop()).To(Succeed())
+	}
+	if suiteDir != "" {
+		Expect(os.RemoveAll(suiteDir)).To(Succeed())
 	}
 })

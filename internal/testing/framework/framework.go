@@ -94,7 +94,8 @@ func RepoRoot() string {
 	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", "..", ".."))
 }
 
-// Assets returns the folder holding kube-apiserver, etcd, kubectl and kwok: KUBEBUILDER_ASSETS
+// Assets returns the folder holding kube-apiserver, kube-controller-manager, etcd, kubectl, kwok
+// and helm: KUBEBUILDER_ASSETS
 // when set, otherwise the cache that hack/kube-binaries.sh fills (building what is missing).
 func Assets() (string, error) {
 	if dir := os.Getenv("KUBEBUILDER_ASSETS"); dir != "" {
