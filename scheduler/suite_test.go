@@ -56,7 +56,7 @@ var _ = BeforeSuite(func() {
 		// service account controller may run, so that nodes are not tainted not-ready or
 		// unreachable, and pods do not wait for a default service account.
 		WithoutControllerManager: true,
-		APIServerFlags: map[string]string{"disable-admission-plugins": "TaintNodesByCondition,ServiceAccount"},
+		APIServerFlags:           map[string]string{"disable-admission-plugins": "TaintNodesByCondition,ServiceAccount"},
 	}
 	Expect(fw.Start()).To(Succeed())
 	k8s = fw.Client
