@@ -20,6 +20,7 @@ import (
 	"sort"
 
 	"github.com/caldera-sh/caldera/scheduler/api"
+	"github.com/caldera-sh/caldera/scheduler/metrics"
 )
 
 // Evictable reports whether a task may be chosen as a victim at all: it is bound or running
@@ -85,4 +86,76 @@ func (ssn *Session) EvictFor(stmt *Statement, preemptor *api.TaskInfo, n *api.No
 		return false
 	}
 	return true
+}
+
+// EvictionSearch is how preempt and reclaim look for room for a starving job's pending tasks.
+type EvictionSearch struct {
+	// Reason is why the victims are evicted, as their pods and events say.
+	Reason string
+	// Candidates keeps the tasks on a node that may be victims (see NodeCandidates).
+	Candidates func(t *api.TaskInfo, j *api.JobInfo) bool
+	// Victims lets the plugins choose among a node's candidates (Preemptable or Reclaimable).
+	Victims func(preemptor *api.TaskInfo, candidates []*api.TaskInfo) []*api.TaskInfo
+	// MayEvictFor, when set, is asked before each task: false ends the search for the job.
+	MayEvictFor func(t *api.TaskInfo) bool
+	// BestNodesFirst tries the nodes in the order of the plugins' scores, best first; otherwise
+	// in the order the predicates return them.
+	BestNodesFirst bool
+}
+
+// EvictForJob tries to place each pending task of the job that allows preemption by evicting, on
+// the first node where that works, victims the search chooses. It commits the evictions and
+// placements when the job is then pipelined (its gang can start once the victims are gone),
+// undoes everything otherwise, and reports whether it committed. The attempt, and the victims
+// of a committed one, go to the metrics.
+func (ssn *Session) EvictForJob(j *api.JobInfo, s EvictionSearch) bool {
+	stmt := ssn.NewStatement()
+	evicted := false
+	for _, t := range ssn.PendingTasks(j, false) {
+		if t.PreemptionNever {
+			continue
+		}
+		if s.MayEvictFor != nil && !s.MayEvictFor(t) {
+			break
+		}
+		nodes, _ := ssn.PredicateNodes(t)
+		if s.BestNodesFirst {
+			nodes = ssn.bestNodesFirst(t, nodes)
+		}
+		for _, n := range nodes {
+			candidates := ssn.NodeCandidates(n, s.Candidates)
+			if len(candidates) == 0 {
+				continue
+			}
+			victims := s.Victims(t, candidates)
+			if len(victims) == 0 {
+				continue
+			}
+			if ssn.EvictFor(stmt, t, n, victims, s.Reason) {
+				evicted = true
+				break
+			}
+		}
+	}
+	if evicted && ssn.JobPipelined(j) {
+		metrics.UpdatePreemption(stmt.Evictions())
+		stmt.Commit()
+		return true
+	}
+	metrics.UpdatePreemption(0)
+	stmt.Discard()
+	return false
+}
+
+// bestNodesFirst orders nodes by the plugins' scores for t, best first.
+func (ssn *Session) bestNodesFirst(t *api.TaskInfo, nodes []*api.NodeInfo) []*api.NodeInfo {
+	if !ssn.HasNodeOrder() || len(nodes) < 2 {
+		return nodes
+	}
+	scores := make(map[string]float64, len(nodes))
+	for _, n := range nodes {
+		scores[n.Name] = ssn.NodeScore(t, n)
+	}
+	sort.SliceStable(nodes, func(a, b int) bool { return scores[nodes[a].Name] > scores[nodes[b].Name] })
+	return nodes
 }

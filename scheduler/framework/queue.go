@@ -18,8 +18,10 @@ package framework
 
 import (
 	"container/heap"
+	"fmt"
 	"sort"
 
+	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
 	"github.com/caldera-sh/caldera/scheduler/api"
 )
 
@@ -85,4 +87,82 @@ func (ssn *Session) JobsByQueue(jobs []*api.JobInfo) map[string][]*api.JobInfo {
 		sort.SliceStable(js, func(a, b int) bool { return ssn.JobOrderFn(js[a], js[b]) })
 	}
 	return out
+}
+
+// MissingQueueMessage is what a job whose queue does not exist is told.
+func MissingQueueMessage(queue string) string {
+	return fmt.Sprintf("queue %s does not exist; create the queue or set spec.queue to an existing one", queue)
+}
+
+// QueueTurns gives queues turns in queue order, re-evaluated at every turn (a queue's share
+// changes as its jobs are placed), one job a turn, each queue's jobs in job order: the loop of
+// the enqueue and allocate actions.
+type QueueTurns struct {
+	pq *PriorityQueue[*queueTurn]
+}
+
+type queueTurn struct {
+	queue *api.QueueInfo
+	jobs  []*api.JobInfo
+}
+
+// NewQueueTurns groups jobs by queue. The jobs of a queue get turns only when admit returns true
+// for it; admit is called once per queue, with a nil QueueInfo for a queue that does not exist,
+// and is where an action explains why a queue's jobs wait.
+func (ssn *Session) NewQueueTurns(jobs []*api.JobInfo, admit func(name string, q *api.QueueInfo, jobs []*api.JobInfo) bool) *QueueTurns {
+	t := &QueueTurns{pq: NewPriorityQueue(func(l, r *queueTurn) bool { return ssn.QueueOrderFn(l.queue, r.queue) })}
+	for name, js := range ssn.JobsByQueue(jobs) {
+		q := ssn.Queues[name]
+		if !admit(name, q, js) || q == nil {
+			continue
+		}
+		t.pq.Push(&queueTurn{queue: q, jobs: js})
+	}
+	return t
+}
+
+// Next returns the queue whose turn it is and the jobs it has left, this turn's job first; ok is
+// false when no queue has a job left. The queue gets no later turn unless Again gives it one.
+func (t *QueueTurns) Next() (q *api.QueueInfo, jobs []*api.JobInfo, ok bool) {
+	if t.pq.Empty() {
+		return nil, nil, false
+	}
+	turn := t.pq.Pop()
+	return turn.queue, turn.jobs, true
+}
+
+// Again gives q a later turn with jobs, unless there are none.
+func (t *QueueTurns) Again(q *api.QueueInfo, jobs []*api.JobInfo) {
+	if len(jobs) > 0 {
+		t.pq.Push(&queueTurn{queue: q, jobs: jobs})
+	}
+}
+
+// StarvingJobs returns the jobs preempt and reclaim make room for: admitted (not Pending),
+// schedulable, valid, with pending tasks, and starving.
+func (ssn *Session) StarvingJobs() []*api.JobInfo {
+	var starving []*api.JobInfo
+	for _, j := range ssn.PendingJobs() {
+		if !j.Schedulable() || j.Phase == schedulingv1beta1.PodGroupPending || !j.HasPendingTasks() {
+			continue
+		}
+		if ssn.JobValid(j) != nil || !ssn.JobStarving(j) {
+			continue
+		}
+		starving = append(starving, j)
+	}
+	return starving
+}
+
+// QueuesInOrder returns, in queue order, the queues of byQueue that exist and that keep (nil
+// keeps all) returns true for.
+func (ssn *Session) QueuesInOrder(byQueue map[string][]*api.JobInfo, keep func(*api.QueueInfo) bool) []*api.QueueInfo {
+	queues := make([]*api.QueueInfo, 0, len(byQueue))
+	for name := range byQueue {
+		if q, ok := ssn.Queues[name]; ok && (keep == nil || keep(q)) {
+			queues = append(queues, q)
+		}
+	}
+	sort.Slice(queues, func(i, j int) bool { return ssn.QueueOrderFn(queues[i], queues[j]) })
+	return queues
 }

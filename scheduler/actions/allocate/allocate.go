@@ -40,11 +40,6 @@ func New() framework.Action { return &action{} }
 
 func (a *action) Name() string { return Name }
 
-type queueJobs struct {
-	queue *api.QueueInfo
-	jobs  []*api.JobInfo
-}
-
 func (a *action) Execute(ssn *framework.Session) {
 	enqueueConfigured := ssn.Config.ActionConfigured("enqueue")
 	var jobs []*api.JobInfo
@@ -70,35 +65,28 @@ func (a *action) Execute(ssn *framework.Session) {
 		}
 		jobs = append(jobs, j)
 	}
-	pq := framework.NewPriorityQueue(func(l, r *queueJobs) bool { return ssn.QueueOrderFn(l.queue, r.queue) })
-	for name, js := range ssn.JobsByQueue(jobs) {
-		q, ok := ssn.Queues[name]
-		if !ok {
-			for _, j := range js {
-				ssn.Explain(j.UID, fmt.Sprintf("queue %s does not exist; create the queue or set spec.queue to an existing one", name))
-			}
-			continue
+	turns := ssn.NewQueueTurns(jobs, func(name string, q *api.QueueInfo, js []*api.JobInfo) bool {
+		if q != nil {
+			return true
 		}
-		pq.Push(&queueJobs{queue: q, jobs: js})
-	}
-	for !pq.Empty() {
-		qj := pq.Pop()
-		if ssn.Overused(qj.queue) {
-			note := ssn.QueueNote(qj.queue.Name)
+		for _, j := range js {
+			ssn.Explain(j.UID, framework.MissingQueueMessage(name))
+		}
+		return false
+	})
+	for q, js, ok := turns.Next(); ok; q, js, ok = turns.Next() {
+		if ssn.Overused(q) {
+			note := ssn.QueueNote(q.Name)
 			if note == "" {
-				note = fmt.Sprintf("queue %s is using its whole deserved share; its jobs wait until it holds less", qj.queue.Name)
+				note = fmt.Sprintf("queue %s is using its whole deserved share; its jobs wait until it holds less", q.Name)
 			}
-			for _, j := range qj.jobs {
+			for _, j := range js {
 				ssn.ExplainShare(j.UID, note)
 			}
 			continue
 		}
-		j := qj.jobs[0]
-		qj.jobs = qj.jobs[1:]
-		Job(ssn, qj.queue, j)
-		if len(qj.jobs) > 0 {
-			pq.Push(qj)
-		}
+		Job(ssn, q, js[0])
+		turns.Again(q, js[1:])
 	}
 }
 

@@ -38,11 +38,6 @@ func New() framework.Action { return &action{} }
 
 func (a *action) Name() string { return Name }
 
-type queueJobs struct {
-	queue *api.QueueInfo
-	jobs  []*api.JobInfo
-}
-
 func (a *action) Execute(ssn *framework.Session) {
 	var pending []*api.JobInfo
 	for _, j := range ssn.PendingJobs() {
@@ -50,43 +45,35 @@ func (a *action) Execute(ssn *framework.Session) {
 			pending = append(pending, j)
 		}
 	}
-	pq := framework.NewPriorityQueue(func(l, r *queueJobs) bool { return ssn.QueueOrderFn(l.queue, r.queue) })
-	for name, jobs := range ssn.JobsByQueue(pending) {
-		q, ok := ssn.Queues[name]
-		if !ok {
-			for _, j := range jobs {
-				ssn.MarkAttempted(j)
-				ssn.Explain(j.UID, fmt.Sprintf("queue %s does not exist; create the queue or set spec.queue to an existing one", name))
-			}
-			continue
+	turns := ssn.NewQueueTurns(pending, func(name string, q *api.QueueInfo, jobs []*api.JobInfo) bool {
+		var why string
+		switch {
+		case q == nil:
+			why = framework.MissingQueueMessage(name)
+		case !q.IsOpen():
+			why = fmt.Sprintf("queue %s is %s and admits no new PodGroups; open the queue or submit to an open one", name, q.State)
+		default:
+			return true
 		}
-		if !q.IsOpen() {
-			for _, j := range jobs {
-				ssn.MarkAttempted(j)
-				ssn.Explain(j.UID, fmt.Sprintf("queue %s is %s and admits no new PodGroups; open the queue or submit to an open one", name, q.State))
-			}
-			continue
+		for _, j := range jobs {
+			ssn.MarkAttempted(j)
+			ssn.Explain(j.UID, why)
 		}
-		pq.Push(&queueJobs{queue: q, jobs: jobs})
-	}
-	for !pq.Empty() {
-		qj := pq.Pop()
-		j := qj.jobs[0]
-		qj.jobs = qj.jobs[1:]
+		return false
+	})
+	for q, jobs, ok := turns.Next(); ok; q, jobs, ok = turns.Next() {
+		j, rest := jobs[0], jobs[1:]
 		ssn.MarkAttempted(j)
-		admitted := j.MinResources == nil || ssn.JobEnqueueable(j)
-		if admitted {
+		if j.MinResources == nil || ssn.JobEnqueueable(j) {
 			ssn.JobEnqueued(j)
 			ssn.SetJobPhase(j, schedulingv1beta1.PodGroupInqueue)
-		} else if qj.queue.Queue.Spec.DequeueStrategy == schedulingv1beta1.DequeueFIFO {
-			for _, rest := range qj.jobs {
-				ssn.MarkAttempted(rest)
-				ssn.Explain(rest.UID, fmt.Sprintf("queue %s admits jobs in order (dequeueStrategy fifo) and an earlier job waits to be admitted", qj.queue.Name))
+		} else if q.Queue.Spec.DequeueStrategy == schedulingv1beta1.DequeueFIFO {
+			for _, later := range rest {
+				ssn.MarkAttempted(later)
+				ssn.Explain(later.UID, fmt.Sprintf("queue %s admits jobs in order (dequeueStrategy fifo) and an earlier job waits to be admitted", q.Name))
 			}
 			continue
 		}
-		if len(qj.jobs) > 0 {
-			pq.Push(qj)
-		}
+		turns.Again(q, rest)
 	}
 }

@@ -24,12 +24,9 @@ package reclaim
 
 import (
 	"fmt"
-	"sort"
 
-	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
 	"github.com/caldera-sh/caldera/scheduler/api"
 	"github.com/caldera-sh/caldera/scheduler/framework"
-	"github.com/caldera-sh/caldera/scheduler/metrics"
 )
 
 // Name is the action's name.
@@ -43,76 +40,25 @@ func New() framework.Action { return &action{} }
 func (a *action) Name() string { return Name }
 
 func (a *action) Execute(ssn *framework.Session) {
-	var starving []*api.JobInfo
-	for _, j := range ssn.PendingJobs() {
-		if !j.Schedulable() || j.Phase == schedulingv1beta1.PodGroupPending || !j.HasPendingTasks() {
-			continue
-		}
-		if ssn.JobValid(j) != nil || !ssn.JobStarving(j) {
-			continue
-		}
-		starving = append(starving, j)
-	}
-	byQueue := ssn.JobsByQueue(starving)
-	queues := make([]*api.QueueInfo, 0, len(byQueue))
-	for name := range byQueue {
-		if q, ok := ssn.Queues[name]; ok && q.IsOpen() {
-			queues = append(queues, q)
-		}
-	}
-	sort.Slice(queues, func(i, j int) bool { return ssn.QueueOrderFn(queues[i], queues[j]) })
-	for _, q := range queues {
+	byQueue := ssn.JobsByQueue(ssn.StarvingJobs())
+	for _, q := range ssn.QueuesInOrder(byQueue, (*api.QueueInfo).IsOpen) {
 		if ssn.Overused(q) {
 			continue
 		}
 		for _, j := range byQueue[q.Name] {
 			ssn.MarkAttempted(j)
-			reclaimForJob(ssn, q, j)
-		}
-	}
-}
-
-// reclaimForJob tries to place the job's pending tasks by evicting tasks of reclaimable queues
-// above their deserved share; it commits when the job is pipelined and undoes everything
-// otherwise. The attempt, and the victims of a committed one, go to the metrics.
-func reclaimForJob(ssn *framework.Session, q *api.QueueInfo, j *api.JobInfo) {
-	stmt := ssn.NewStatement()
-	evicted := false
-	reason := fmt.Sprintf("reclaimed for queue %s, which is below its deserved share", q.Name)
-	for _, t := range ssn.PendingTasks(j, false) {
-		if t.PreemptionNever {
-			continue
-		}
-		if !ssn.Preemptive(q, t) {
-			break
-		}
-		nodes, _ := ssn.PredicateNodes(t)
-		for _, n := range nodes {
-			candidates := ssn.NodeCandidates(n, func(_ *api.TaskInfo, vj *api.JobInfo) bool {
-				if vj.Queue == q.Name {
-					return false
-				}
-				vq, ok := ssn.Queues[vj.Queue]
-				return ok && vq.Reclaimable
+			ssn.EvictForJob(j, framework.EvictionSearch{
+				Reason: fmt.Sprintf("reclaimed for queue %s, which is below its deserved share", q.Name),
+				Candidates: func(_ *api.TaskInfo, vj *api.JobInfo) bool {
+					if vj.Queue == q.Name {
+						return false
+					}
+					vq, ok := ssn.Queues[vj.Queue]
+					return ok && vq.Reclaimable
+				},
+				Victims:     ssn.Reclaimable,
+				MayEvictFor: func(t *api.TaskInfo) bool { return ssn.Preemptive(q, t) },
 			})
-			if len(candidates) == 0 {
-				continue
-			}
-			victims := ssn.Reclaimable(t, candidates)
-			if len(victims) == 0 {
-				continue
-			}
-			if ssn.EvictFor(stmt, t, n, victims, reason) {
-				evicted = true
-				break
-			}
 		}
 	}
-	if evicted && ssn.JobPipelined(j) {
-		metrics.UpdatePreemption(stmt.Evictions())
-		stmt.Commit()
-		return
-	}
-	metrics.UpdatePreemption(0)
-	stmt.Discard()
 }
