@@ -27,11 +27,11 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/caldera-sh/caldera/internal/testing/framework"
+	"github.com/caldera-sh/caldera/internal/testing/wrappers"
 )
 
 // The pod annotations of config/kwok/stages.yaml.
@@ -127,12 +127,16 @@ var _ = Describe("Pods on KWOK nodes", func() {
 	}, SpecTimeout(framework.Timeout))
 
 	It("keep running when owned by a Job and not told to finish", func(ctx SpecContext) {
+		// The owner exists (no manager runs here to act on it): the garbage collector deletes
+		// pods whose owner is gone.
+		owner := wrappers.MakeJob("some-job", ns).Task("worker", 1).Obj()
+		Expect(fw.Client.Create(ctx, owner)).To(Succeed())
 		pod := boundPod(ns, "owned", nodes[2], nil)
 		pod.OwnerReferences = []metav1.OwnerReference{{
 			APIVersion:         "batch.volcano.sh/v1alpha1",
 			Kind:               "Job",
-			Name:               "some-job",
-			UID:                types.UID("00000000-0000-0000-0000-000000000001"),
+			Name:               owner.Name,
+			UID:                owner.UID,
 			Controller:         ptr.To(true),
 			BlockOwnerDeletion: ptr.To(false),
 		}}
