@@ -124,6 +124,7 @@ var valueSets = []struct {
 	}}}},
 	{"one replica", map[string]any{"replicas": 1, "leaderElection": false}},
 	{"metrics off", map[string]any{"metrics": map[string]any{"enabled": false}}},
+	{"metrics over plain HTTP", map[string]any{"metrics": map[string]any{"secure": false, "port": 8080, "serviceMonitor": map[string]any{"enabled": true}}}},
 	{"minAvailable", map[string]any{"replicas": 3, "podDisruptionBudget": map[string]any{"maxUnavailable": nil, "minAvailable": "50%"}}},
 	{"image digest", map[string]any{"image": map[string]any{
 		"repository": "registry.example.com/caldera", "tag": "v9.9.9",
@@ -315,12 +316,21 @@ func TestChartTemplate(t *testing.T) {
 			if got := metricsSvc != nil; got != metrics {
 				t.Errorf("metrics Service rendered: %t, want %t", got, metrics)
 			}
-			wantMetricsArg := "--metrics-bind-address=0"
+			secure := v.boolean(true, "metrics", "secure")
+			wantMetricsArgs := []string{"--metrics-bind-address=0"}
 			if metrics {
-				wantMetricsArg = "--metrics-bind-address=:8080"
+				wantMetricsArgs = []string{
+					fmt.Sprintf("--metrics-bind-address=:%d", v.num(8443, "metrics", "port")),
+					fmt.Sprintf("--metrics-secure=%t", secure),
+				}
 			}
-			if !slices.Contains(args, wantMetricsArg) {
-				t.Errorf("args %q lack %s", args, wantMetricsArg)
+			for _, arg := range wantMetricsArgs {
+				if !slices.Contains(args, arg) {
+					t.Errorf("args %q lack %s", args, arg)
+				}
+			}
+			if got, want := r.get("ClusterRole", fullname+"-metrics-reader") != nil, metrics && secure; got != want {
+				t.Errorf("ClusterRole %s-metrics-reader rendered: %t, want %t", fullname, got, want)
 			}
 			monitor := r.get("ServiceMonitor", fullname)
 			if got, want := monitor != nil, metrics && v.boolean(false, "metrics", "serviceMonitor", "enabled"); got != want {
@@ -406,6 +416,11 @@ func checkServiceMonitor(t *testing.T, monitor, svc *unstructured.Unstructured, 
 	}
 	ep := endpoints[0].(map[string]any)
 	want := map[string]any{"port": "metrics", "path": "/metrics", "scheme": "http"}
+	if v.boolean(true, "metrics", "secure") {
+		want["scheme"] = "https"
+		want["bearerTokenFile"] = "/var/run/secrets/kubernetes.io/serviceaccount/token"
+		want["tlsConfig"] = map[string]any{"insecureSkipVerify": true}
+	}
 	if interval := v.str("", "metrics", "serviceMonitor", "interval"); interval != "" {
 		want["interval"] = interval
 	}
@@ -630,6 +645,14 @@ func checkRBAC(t *testing.T, r *objects, want hardening) {
 	leases := map[string][]string{}
 	for _, kind := range []string{"ClusterRole", "Role"} {
 		for _, u := range r.kind(kind) {
+			if isMetricsReader(&u) {
+				// The one role with a non-resource URL: reading /metrics, for Prometheus.
+				want := []rbacv1.PolicyRule{{NonResourceURLs: []string{"/metrics"}, Verbs: []string{"get"}}}
+				if diff := cmp.Diff(want, rules(t, &u)); diff != "" {
+					t.Errorf("ClusterRole %s rules (-want +got):\n%s", u.GetName(), diff)
+				}
+				continue
+			}
 			for i, rule := range rules(t, &u) {
 				where := fmt.Sprintf("%s %s rule %d", kind, u.GetName(), i)
 				for _, field := range [][]string{rule.Verbs, rule.APIGroups, rule.Resources, rule.ResourceNames} {
@@ -691,14 +714,16 @@ func checkRBAC(t *testing.T, r *objects, want hardening) {
 			if diff := cmp.Diff(wantSubjects, subjects); diff != "" {
 				t.Errorf("%s %s subjects (-want +got):\n%s", kind, u.GetName(), diff)
 			}
-			if r.get(ref.Kind, ref.Name) == nil {
+			if role := r.get(ref.Kind, ref.Name); role == nil {
 				t.Errorf("%s %s binds the missing %s %s", kind, u.GetName(), ref.Kind, ref.Name)
+			} else if isMetricsReader(role) {
+				t.Errorf("%s %s binds %s to the manager, which only serves /metrics", kind, u.GetName(), ref.Name)
 			}
 			bound[ref.Kind+"/"+ref.Name] = true
 		}
 	}
 	for _, kind := range []string{"ClusterRole", "Role"} {
-		roles := r.kind(kind)
+		roles := slices.DeleteFunc(r.kind(kind), func(u unstructured.Unstructured) bool { return isMetricsReader(&u) })
 		if len(roles) != 1 {
 			t.Errorf("%d %ss, want 1", len(roles), kind)
 		}
@@ -708,6 +733,12 @@ func checkRBAC(t *testing.T, r *objects, want hardening) {
 			}
 		}
 	}
+}
+
+// isMetricsReader reports whether u is the ClusterRole that lets Prometheus read /metrics,
+// shipped beside the manager's roles and not bound to the manager.
+func isMetricsReader(u *unstructured.Unstructured) bool {
+	return u.GetKind() == "ClusterRole" && strings.HasSuffix(u.GetName(), "metrics-reader")
 }
 
 // objects indexes rendered objects.

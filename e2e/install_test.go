@@ -235,6 +235,10 @@ func startInstalledManager(ctx context.Context, objs []unstructured.Unstructured
 	cmd.Env = append(os.Environ(), "POD_NAMESPACE="+dep.Namespace, "KUBECONFIG="+kubeconfig)
 	manager, err := framework.StartProcess("manager", cmd, filepath.Join(dir, "manager.log"), false)
 	Expect(err).NotTo(HaveOccurred())
+	// The kubelet syncs the webhook certificate's Secret into the folder the server reads.
+	syncCtx, stopSync := context.WithCancel(context.Background())
+	DeferCleanup(stopSync)
+	syncSecretVolumes(syncCtx, pod, container, dep.Namespace, map[string]string{defaultWebhookCertDir: filepath.Join(dir, "webhook-certs")})
 	DeferCleanup(func() {
 		if CurrentSpecReport().Failed() {
 			AddReportEntry("manager log", manager.Tail(60))
@@ -249,6 +253,26 @@ func startInstalledManager(ctx context.Context, objs []unstructured.Unstructured
 		g.Expect(resp.StatusCode).To(Equal(http.StatusOK))
 	}, framework.Timeout, framework.Interval).Should(Succeed())
 	return manager
+}
+
+// defaultWebhookCertDir is the manager's default --webhook-cert-dir, where the manifests mount
+// the webhook certificate's Secret.
+const defaultWebhookCertDir = "/tmp/k8s-webhook-server/serving-certs"
+
+// syncSecretVolumes keeps, as the kubelet would, each Secret volume the container mounts at a
+// path of dirs in the folder dirs maps it to, until ctx ends.
+func syncSecretVolumes(ctx context.Context, pod corev1.PodSpec, container corev1.Container, namespace string, dirs map[string]string) {
+	for _, mount := range container.VolumeMounts {
+		dir, ok := dirs[mount.MountPath]
+		if !ok {
+			continue
+		}
+		for _, vol := range pod.Volumes {
+			if vol.Name == mount.Name && vol.Secret != nil {
+				fw.SyncSecretVolume(ctx, namespace, vol.Secret.SecretName, dir)
+			}
+		}
+	}
 }
 
 // mountedConfigMapFile writes into dir the file at file of the container, where the pod mounts a

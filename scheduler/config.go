@@ -54,6 +54,7 @@ func (c *configSource) apply(data []byte, source string, regarding runtime.Objec
 	c.lastText = append([]byte(nil), data...)
 	cfg, err := framework.Load(data, c.s.registry)
 	if err != nil {
+		err = conf.WithLines(data, err)
 		msg := fmt.Sprintf("scheduler configuration from %s refused, the last good configuration stays in force: %s", source, oneLine(err))
 		c.s.log.Error(err, "scheduler configuration refused; the last good configuration stays in force", "source", source)
 		if regarding != nil {

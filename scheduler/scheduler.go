@@ -120,6 +120,8 @@ type Scheduler struct {
 
 	bindsDone    atomic.Int64
 	statusWrites atomic.Int64
+	// cycled is set once the first cycle has run; the manager's readiness waits for it.
+	cycled atomic.Bool
 }
 
 var _ manager.Runnable = &Scheduler{}
@@ -200,6 +202,9 @@ func (s *Scheduler) handlersSynced() bool {
 	}
 	return true
 }
+
+// HasCycled reports whether a scheduling cycle has run in this process, for readiness checks.
+func (s *Scheduler) HasCycled() bool { return s.cycled.Load() }
 
 // NeedLeaderElection reports that only the leader schedules.
 func (s *Scheduler) NeedLeaderElection() bool { return true }
@@ -314,6 +319,7 @@ func (s *Scheduler) RunOnce(ctx context.Context) CycleStats {
 		Binds: s.cycleBinds, Evictions: s.cycleEvictions, StatusWrites: writes,
 	}
 	metrics.UpdateE2eDuration(stats.Duration)
+	s.cycled.Store(true)
 	if s.opts.OnCycle != nil {
 		s.opts.OnCycle(stats)
 	}

@@ -29,7 +29,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/caldera-sh/caldera/controllers"
@@ -48,6 +47,7 @@ func main() {
 
 type options struct {
 	metricsAddr      string
+	metricsSecure    bool
 	probeAddr        string
 	leaderElect      bool
 	leaderElectionNS string
@@ -74,9 +74,10 @@ type options struct {
 
 func parseFlags() *options {
 	o := &options{}
-	flag.StringVar(&o.metricsAddr, "metrics-bind-address", ":8080", "Address the metrics endpoint binds to; 0 turns it off.")
+	flag.StringVar(&o.metricsAddr, "metrics-bind-address", ":8443", "Address the metrics endpoint binds to; 0 turns it off.")
+	flag.BoolVar(&o.metricsSecure, "metrics-secure", true, "Serve /metrics over HTTPS to clients whose token may get the non-resource URL /metrics (checked with TokenReview and SubjectAccessReview); false serves plain HTTP to anyone, for local runs.")
 	flag.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "Address the health probes bind to; 0 turns them off.")
-	flag.BoolVar(&o.leaderElect, "leader-elect", false, "Elect a leader so that only one manager acts at a time.")
+	flag.BoolVar(&o.leaderElect, "leader-elect", true, "Elect a leader so that only one manager acts at a time; --leader-elect=false for a lone local run.")
 	flag.StringVar(&o.leaderElectionNS, "leader-election-namespace", "", "Namespace of the leader-election lease; empty means the manager's own namespace.")
 	flag.StringVar(&o.schedulerNames, "scheduler-name", "volcano", "Comma-separated scheduler names this manager serves; the first is the default schedulerName of job pods.")
 	flag.IntVar(&o.jobWorkers, "job-workers", 3, "Number of jobs reconciled at once.")
@@ -123,14 +124,23 @@ func run() error {
 		return fmt.Errorf("--scheduler-name must name at least one scheduler, for example --scheduler-name=volcano")
 	}
 
+	if o.enableScheduler && o.schedulerConf != "" {
+		// A configuration that does not load stops the manager here, rather than leaving it to
+		// schedule with another configuration than the one asked for.
+		if err := checkSchedulerConfig(o.schedulerConf); err != nil {
+			return err
+		}
+	}
+
 	cfg, err := ctrl.GetConfig()
 	if err != nil {
 		return fmt.Errorf("loading the kubeconfig: %w", err)
 	}
+	webhookServer := ctrlwebhook.NewServer(ctrlwebhook.Options{Port: o.webhookPort, CertDir: o.webhookCertDir})
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  scheme.New(),
-		WebhookServer:           ctrlwebhook.NewServer(ctrlwebhook.Options{Port: o.webhookPort, CertDir: o.webhookCertDir}),
-		Metrics:                 metricsserver.Options{BindAddress: o.metricsAddr},
+		WebhookServer:           webhookServer,
+		Metrics:                 metricsOptions(o.metricsAddr, o.metricsSecure),
 		HealthProbeBindAddress:  o.probeAddr,
 		LeaderElection:          o.leaderElect,
 		LeaderElectionID:        "caldera-manager.volcano.sh",
@@ -149,13 +159,15 @@ func run() error {
 		return err
 	}
 
+	var sched *scheduler.Scheduler
 	if o.enableScheduler {
 		s, err := scheduler.New(mgr, scheduler.Options{
-			SchedulerNames: names,
-			DefaultQueue:   o.defaultQueue,
-			ConfigFile:     o.schedulerConf,
-			SchedulePeriod: o.schedulePeriod,
-			Clock:          clk,
+			SchedulerNames:    names,
+			DefaultQueue:      o.defaultQueue,
+			ConfigFile:        o.schedulerConf,
+			ConfigEventObject: ownPod(),
+			SchedulePeriod:    o.schedulePeriod,
+			Clock:             clk,
 		})
 		if err != nil {
 			return fmt.Errorf("creating the scheduler: %w", err)
@@ -163,6 +175,7 @@ func run() error {
 		if err := mgr.Add(s); err != nil {
 			return fmt.Errorf("adding the scheduler: %w", err)
 		}
+		sched = s
 	}
 
 	ctx := ctrl.SetupSignalHandler()
@@ -187,8 +200,14 @@ func run() error {
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return fmt.Errorf("adding the health check: %w", err)
 	}
-	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
-		return fmt.Errorf("adding the readiness check: %w", err)
+	// The webhook server is added to the manager only once its certificate is in place
+	// (internal/webhook): its own checker says whether it runs, without adding it early.
+	var webhookStarted healthz.Checker
+	if o.enableWebhook {
+		webhookStarted = webhookServer.StartedChecker()
+	}
+	if err := addReadyzChecks(mgr, sched, webhookStarted); err != nil {
+		return err
 	}
 
 	log.Info("Starting the manager", "schedulerNames", names)
