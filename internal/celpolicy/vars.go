@@ -26,6 +26,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	batchv1alpha1 "github.com/caldera-sh/caldera/api/batch/v1alpha1"
+	"github.com/caldera-sh/caldera/internal/jobspec"
 )
 
 // The names of the variables a policy expression sees.
@@ -284,24 +285,16 @@ func PodExitCode(pod *corev1.Pod) int32 {
 	return 0
 }
 
-// JobMinAvailable is the gang size the variable job.minAvailable holds: spec.minAvailable, or,
-// when it is 0, the sum over tasks of their minAvailable (replicas when unset).
+// JobMinAvailable is the gang size the variable job.minAvailable holds: the PodGroup's minMember
+// (jobspec.JobMinAvailable).
 func JobMinAvailable(job *batchv1alpha1.Job) int32 {
-	if job.Spec.MinAvailable > 0 {
-		return job.Spec.MinAvailable
-	}
-	var sum int32
-	for i := range job.Spec.Tasks {
-		sum += taskMinAvailable(&job.Spec.Tasks[i])
-	}
-	return sum
+	return jobspec.JobMinAvailable(&job.Spec)
 }
 
+// taskMinAvailable is the value of tasks.<name>.minAvailable: the PodGroup's minTaskMember of
+// the task (jobspec.TaskMinAvailable).
 func taskMinAvailable(t *batchv1alpha1.TaskSpec) int32 {
-	if t.MinAvailable != nil {
-		return *t.MinAvailable
-	}
-	return t.Replicas
+	return jobspec.TaskMinAvailable(t)
 }
 
 // TaskName is the name of the i-th task of a job: its name, or default<i> when it has none, as

@@ -27,6 +27,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	batchv1alpha1 "github.com/caldera-sh/caldera/api/batch/v1alpha1"
+	"github.com/caldera-sh/caldera/internal/jobspec"
 )
 
 // jobListFilter narrows `vcctl job list` as Volcano's flags do.
@@ -194,10 +195,7 @@ func formatJobView(job *batchv1alpha1.Job, events []corev1.Event, now time.Time)
 	taskRows := make([][]string, 0, len(job.Spec.Tasks))
 	for i := range job.Spec.Tasks {
 		t := &job.Spec.Tasks[i]
-		minAvailable := t.Replicas
-		if t.MinAvailable != nil {
-			minAvailable = *t.MinAvailable
-		}
+		minAvailable := jobspec.TaskMinAvailable(t)
 		images, requests, limits := containerSummary(t.Template.Spec.Containers)
 		taskRows = append(taskRows, []string{
 			orNone(t.Name), itoa(t.Replicas), itoa(minAvailable), orNone(images), orNone(requests), orNone(limits),

@@ -100,7 +100,7 @@ const (
 )
 
 // queueOperation is what `vcctl queue operate` does: create a Command with action, or (update)
-// merge-patch the weight.
+// server-side apply the weight.
 type queueOperation struct {
 	// action is the Command's action for open and close; empty for update.
 	action busv1alpha1.Action

@@ -25,7 +25,7 @@ import (
 	"github.com/spf13/cobra"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	busv1alpha1 "github.com/caldera-sh/caldera/api/bus/v1alpha1"
@@ -150,6 +150,9 @@ type queueOperateFlags struct {
 	name   string
 	action string
 	weight int32
+	// force lets -a update change a weight that Git (a GitOps tool) or another field manager
+	// keeps.
+	force bool
 }
 
 func newQueueOperateCommand(e *env) (*cobra.Command, *queueOperateFlags) {
@@ -159,7 +162,10 @@ func newQueueOperateCommand(e *env) (*cobra.Command, *queueOperateFlags) {
 		Short: "Open or close a queue, or update its weight",
 		Long: "Open or close a queue (-a open|close), which creates an OpenQueue or CloseQueue Command in\n" +
 			"namespace default for the queue controller, or set its weight (-a update -w N), which\n" +
-			"merge-patches spec.weight.",
+			"server-side applies spec.weight as field manager vcctl.\n\n" +
+			"-a update refuses a queue whose spec.weight Git keeps: one carrying Argo CD's or Flux's\n" +
+			"tracking metadata, or whose spec.weight another field manager wrote. Change the weight in\n" +
+			"Git instead, or pass --force to take it anyway until the next sync sets it back.",
 		Example: "  vcctl queue operate -n team-a -a close\n  vcctl queue operate -n team-a -a update -w 4",
 		Args:    noArgs("name the queue with -n/--name and the action with -a/--action"),
 		RunE: runE(func(ctx context.Context, cmd *cobra.Command) error {
@@ -172,13 +178,7 @@ func newQueueOperateCommand(e *env) (*cobra.Command, *queueOperateFlags) {
 				return err
 			}
 			if op.action == "" {
-				queue := &schedulingv1beta1.Queue{ObjectMeta: metav1.ObjectMeta{Name: f.name}}
-				patch := client.RawPatch(types.MergePatchType, fmt.Appendf(nil, `{"spec":{"weight":%d}}`, op.weight))
-				if err := c.Patch(ctx, queue, patch); err != nil {
-					return apiError("updating the weight of queue "+f.name, err, queueNotFound(f.name))
-				}
-				_, err = fmt.Fprintf(e.Out, "update queue %s weight to %d successfully\n", f.name, op.weight)
-				return err
+				return e.updateQueueWeight(ctx, c, f.name, op.weight, f.force)
 			}
 			queue := &schedulingv1beta1.Queue{}
 			if err := c.Get(ctx, client.ObjectKey{Name: f.name}, queue); err != nil {
@@ -191,7 +191,50 @@ func newQueueOperateCommand(e *env) (*cobra.Command, *queueOperateFlags) {
 	flags.StringVarP(&f.name, "name", "n", "", "the name of the queue")
 	flags.StringVarP(&f.action, "action", "a", "", "the action: open, close or update")
 	flags.Int32VarP(&f.weight, "weight", "w", 0, "the new weight of the queue, with -a update")
+	flags.BoolVar(&f.force, "force", false, "with -a update, change the weight even if Git (Argo CD, Flux) or another "+
+		"field manager keeps it; the next sync sets it back")
 	return cmd, f
+}
+
+// updateQueueWeight sets a queue's spec.weight with server-side apply as field manager vcctl.
+// It refuses when others keep the weight (weightOwners) unless force is set; then it takes the
+// field from them and warns that Git will revert it. The apply carries the resourceVersion
+// that was checked, so a queue changed or deleted meanwhile is neither overwritten nor created.
+func (e *env) updateQueueWeight(ctx context.Context, c client.Client, name string, weight int32, force bool) error {
+	queue := &schedulingv1beta1.Queue{}
+	if err := c.Get(ctx, client.ObjectKey{Name: name}, queue); err != nil {
+		return apiError("reading queue "+name, err, queueNotFound(name))
+	}
+	owners := weightOwners(queue)
+	if len(owners) > 0 && !force {
+		return ownedWeightError(name, owners)
+	}
+	apply := &unstructured.Unstructured{}
+	apply.SetAPIVersion(schedulingv1beta1.GroupVersion.String())
+	apply.SetKind("Queue")
+	apply.SetName(name)
+	apply.SetResourceVersion(queue.ResourceVersion)
+	if err := unstructured.SetNestedField(apply.Object, int64(weight), "spec", "weight"); err != nil {
+		return err
+	}
+	// Forcing is safe without --force too: the resourceVersion makes the apply fail if the
+	// managedFields checked above changed, and then no one but vcctl (possibly by an earlier
+	// create or update, a different manager entry) owns spec.weight.
+	err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(apply), client.FieldOwner(FieldManager), client.ForceOwnership)
+	if err != nil {
+		if apierrors.IsConflict(err) {
+			return fmt.Errorf("updating the weight of queue %s: it changed while vcctl checked who keeps spec.weight (%v): "+
+				"run the command again", name, err)
+		}
+		return apiError("updating the weight of queue "+name, err, queueNotFound(name))
+	}
+	if len(owners) > 0 {
+		if _, err := io.WriteString(e.ErrOut, forcedWeightWarning(name, owners)); err != nil {
+			return err
+		}
+	}
+	_, err = fmt.Fprintf(e.Out, "update queue %s weight to %d successfully\n", name, weight)
+	return err
 }
 
 func newQueueListCommand(e *env) *cobra.Command {

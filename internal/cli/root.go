@@ -118,7 +118,9 @@ func (e *env) client() (client.Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connecting to the API server at %s: %w", cfg.Host, err)
 	}
-	return c, nil
+	// Everything vcctl writes is recorded under its own field manager, so that GitOps tools
+	// and `vcctl queue operate -a update` can tell vcctl's changes from Git's.
+	return client.WithFieldOwner(c, FieldManager), nil
 }
 
 // restConfig resolves the cluster the way kubectl does: an explicit kubeconfig file, else the

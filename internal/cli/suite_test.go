@@ -92,3 +92,15 @@ func vcctl(args ...string) (string, error) {
 	GinkgoWriter.Printf("vcctl %v\n%s%s", args, out.String(), errOut.String())
 	return out.String(), err
 }
+
+// vcctlWithWarnings is vcctl that also returns what the command printed to its error stream
+// (warnings).
+func vcctlWithWarnings(args ...string) (string, string, error) {
+	GinkgoHelper()
+	var out, errOut bytes.Buffer
+	root := cli.NewRootCommand(cli.Options{Out: &out, ErrOut: &errOut, Clock: clk})
+	root.SetArgs(append(args, "--kubeconfig", kubeconfig))
+	err := root.ExecuteContext(ctx)
+	GinkgoWriter.Printf("vcctl %v\n%s%s", args, out.String(), errOut.String())
+	return out.String(), errOut.String(), err
+}

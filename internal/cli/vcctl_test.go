@@ -326,7 +326,7 @@ spec:
 			})
 		})
 
-		It("creates a queue, updates its weight with a merge patch, and deletes it", func() {
+		It("creates a queue, updates its weight with server-side apply, and deletes it", func() {
 			out, err := vcctl("queue", "create", "-n", queue, "-w", "3")
 			Expect(err).NotTo(HaveOccurred())
 			Expect(out).To(Equal("create queue " + queue + " successfully\n"))
@@ -334,7 +334,7 @@ spec:
 			Expect(q.Spec.Weight).To(Equal(int32(3)))
 			Expect(commandsFor("default", queue)).To(BeEmpty(), "a queue is created open")
 
-			// A field vcctl does not know of survives the merge patch.
+			// A field vcctl does not know of survives the apply.
 			q.Spec.Capability = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("8")}
 			Expect(fw.Client.Update(ctx, q)).To(Succeed())
 

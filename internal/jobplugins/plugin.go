@@ -45,6 +45,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	batchv1alpha1 "github.com/caldera-sh/caldera/api/batch/v1alpha1"
+	"github.com/caldera-sh/caldera/internal/jobspec"
 	"github.com/caldera-sh/caldera/internal/naming"
 )
 
@@ -137,13 +138,6 @@ var builders = map[string]builder{
 	MPIPluginName:        newMPI,
 }
 
-// implied lists, per plugin, the plugins it needs besides itself.
-var implied = map[string][]string{
-	TensorflowPluginName: {SvcPluginName},
-	PytorchPluginName:    {SvcPluginName},
-	MPIPluginName:        {SvcPluginName, SSHPluginName},
-}
-
 // Known returns the names of the known plugins, sorted.
 func Known() []string {
 	return slices.Sorted(maps.Keys(builders))
@@ -151,20 +145,10 @@ func Known() []string {
 
 // EffectivePlugins returns the plugins that run for a job: those of spec.plugins with their
 // arguments, plus the plugins they imply with no arguments (svc for tensorflow, pytorch and
-// mpi; ssh for mpi) when the spec does not name them. The spec itself is never changed.
+// mpi; ssh for mpi) when the spec does not name them (jobspec.WithImpliedPlugins, the rule
+// the lifecycle's EffectiveSpec uses too). The spec itself is never changed.
 func EffectivePlugins(spec map[string][]string) map[string][]string {
-	out := make(map[string][]string, len(spec)+2)
-	for name, args := range spec {
-		out[name] = slices.Clone(args)
-	}
-	for name := range spec {
-		for _, need := range implied[name] {
-			if _, ok := out[need]; !ok {
-				out[need] = nil
-			}
-		}
-	}
-	return out
+	return jobspec.WithImpliedPlugins(spec)
 }
 
 // New builds the named plugin for a job with its arguments.

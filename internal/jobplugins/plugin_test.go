@@ -89,27 +89,27 @@ func TestEffectivePlugins(t *testing.T) {
 		spec map[string][]string
 		want map[string][]string
 	}{
-		{name: "none", spec: nil, want: map[string][]string{}},
+		{name: "none", spec: nil, want: nil},
 		{name: "env alone", spec: map[string][]string{"env": {}}, want: map[string][]string{"env": {}}},
 		{
 			name: "tensorflow implies svc",
 			spec: map[string][]string{"tensorflow": {"--port=3333"}},
-			want: map[string][]string{"tensorflow": {"--port=3333"}, "svc": nil},
+			want: map[string][]string{"tensorflow": {"--port=3333"}, "svc": {}},
 		},
 		{
 			name: "pytorch implies svc",
 			spec: map[string][]string{"pytorch": nil},
-			want: map[string][]string{"pytorch": nil, "svc": nil},
+			want: map[string][]string{"pytorch": nil, "svc": {}},
 		},
 		{
 			name: "mpi implies svc and ssh",
 			spec: map[string][]string{"mpi": {"--master=head"}},
-			want: map[string][]string{"mpi": {"--master=head"}, "svc": nil, "ssh": nil},
+			want: map[string][]string{"mpi": {"--master=head"}, "svc": {}, "ssh": {}},
 		},
 		{
 			name: "an implied plugin given in the spec keeps its arguments",
 			spec: map[string][]string{"mpi": {}, "svc": {"--disable-network-policy"}},
-			want: map[string][]string{"mpi": {}, "svc": {"--disable-network-policy"}, "ssh": nil},
+			want: map[string][]string{"mpi": {}, "svc": {"--disable-network-policy"}, "ssh": {}},
 		},
 	}
 	for _, tc := range cases {

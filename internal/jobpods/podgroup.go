@@ -27,6 +27,7 @@ import (
 
 	batchv1alpha1 "github.com/caldera-sh/caldera/api/batch/v1alpha1"
 	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
+	"github.com/caldera-sh/caldera/internal/jobspec"
 	"github.com/caldera-sh/caldera/internal/naming"
 )
 
@@ -79,18 +80,10 @@ func BuildPodGroup(job *batchv1alpha1.Job, minAvailable int32, priorities map[st
 	}
 }
 
-// TaskMinMember is the number of a task's pods that must be placed together: its minAvailable;
-// else, for a partitioned task with minPartitions, minPartitions × partitionSize; else its
-// replicas.
+// TaskMinMember is the number of a task's pods that must be placed together: its minAvailable
+// with its default (jobspec.TaskMinAvailable).
 func TaskMinMember(task *batchv1alpha1.TaskSpec) int32 {
-	switch {
-	case task.MinAvailable != nil:
-		return *task.MinAvailable
-	case task.PartitionPolicy != nil && task.PartitionPolicy.MinPartitions > 0:
-		return task.PartitionPolicy.MinPartitions * task.PartitionPolicy.PartitionSize
-	default:
-		return task.Replicas
-	}
+	return jobspec.TaskMinAvailable(task)
 }
 
 // MinResources is what a job's gang needs to start: the quota usage (PodQuotaUsage) of the

@@ -17,10 +17,12 @@ limitations under the License.
 package jobpods
 
 import (
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	resourcehelper "k8s.io/component-helpers/resource"
 )
 
 // Resource names of a pod's quota usage besides the resources themselves.
@@ -29,28 +31,109 @@ const (
 	CountPodsResource corev1.ResourceName = "count/pods"
 )
 
-// PodRequests returns what a pod of this spec requests once the API server has created it:
-//
-//   - a container that sets a limit and no request for a resource requests its limit (the API
-//     server's defaulting);
-//   - the pod needs, for each resource, the larger of what its containers and sidecars (init
-//     containers that always restart) need together while running, and what the heaviest init
-//     container needs together with the sidecars started before it;
-//   - pod-level requests (spec.resources) replace the containers' sum for the resources they name;
-//   - the pod's overhead is added.
+// podResourcesOptions are the options Caldera computes a pod's requests and limits with, in the
+// PodGroup's minResources (which gates admission) and in the scheduler (which allocates): the
+// defaults of k8s.io/component-helpers/resource, that is pod-level resources, init containers
+// and restartable sidecars, and the overhead, all counted. Both must use these, so that a gang
+// is never admitted that cannot then be placed.
+var podResourcesOptions = resourcehelper.PodResourcesOptions{}
+
+// PodRequests returns what a pod of this spec requests once the API server has created it: the
+// API server's defaulting of requests (CreatedPod), then resourcehelper.PodRequests, the
+// function the scheduler charges a pod with (pod-level requests for cpu, memory and hugepages;
+// the larger of the running containers with their sidecars and the heaviest init container
+// with the sidecars started before it; plus the overhead).
 func PodRequests(spec *corev1.PodSpec) corev1.ResourceList {
-	return podResources(spec, containerRequests, podLevelRequests(spec), true)
+	return resourcehelper.PodRequests(CreatedPod(spec), podResourcesOptions)
 }
 
-// PodLimits returns the limits of a pod of this spec, by the same rules as PodRequests. A
-// resource some container leaves without a limit is summed over the containers that set one,
-// and the overhead is added only to resources that have a limit.
+// PodLimits returns the limits of a pod of this spec: resourcehelper.PodLimits of CreatedPod.
+// The overhead is added only to limits that are set.
 func PodLimits(spec *corev1.PodSpec) corev1.ResourceList {
-	var podLevel corev1.ResourceList
-	if spec.Resources != nil {
-		podLevel = spec.Resources.Limits
+	return resourcehelper.PodLimits(CreatedPod(spec), podResourcesOptions)
+}
+
+// CreatedPod returns a pod of this spec with the requests the API server fills in when it
+// creates the pod (a Job's pod template is stored without them):
+//
+//   - a container (or init container) that sets a limit and no request for a resource requests
+//     its limit;
+//   - when pod-level limits are set, a supported pod-level resource (cpu, memory, hugepages-*)
+//     with no pod-level request requests what the containers request together, for cpu and
+//     memory when some container requests it, and else its pod-level limit.
+//
+// spec is not changed; the containers' resources are copied, the rest is shared.
+func CreatedPod(spec *corev1.PodSpec) *corev1.Pod {
+	pod := &corev1.Pod{Spec: *spec}
+	pod.Spec.Containers = defaultContainerRequests(spec.Containers)
+	pod.Spec.InitContainers = defaultContainerRequests(spec.InitContainers)
+	if spec.Resources == nil || len(spec.Resources.Limits) == 0 {
+		return pod
 	}
-	return podResources(spec, func(c *corev1.Container) corev1.ResourceList { return c.Resources.Limits }, podLevel, false)
+	podLevel := spec.Resources.DeepCopy()
+	requests := podLevel.Requests
+	if requests == nil {
+		requests = corev1.ResourceList{}
+	}
+	for name, q := range resourcehelper.AggregateContainerRequests(pod, podResourcesOptions) {
+		if _, ok := requests[name]; !ok && resourcehelper.IsSupportedPodLevelResource(name) && overcommitAllowed(name) {
+			requests[name] = q.DeepCopy()
+		}
+	}
+	for name, q := range podLevel.Limits {
+		if _, ok := requests[name]; !ok && resourcehelper.IsSupportedPodLevelResource(name) {
+			requests[name] = q.DeepCopy()
+		}
+	}
+	if len(requests) > 0 {
+		podLevel.Requests = requests
+	}
+	pod.Spec.Resources = podLevel
+	return pod
+}
+
+// defaultContainerRequests returns containers with each limit that has no request copied to
+// the request; a container that needs no change is shared with the input.
+func defaultContainerRequests(containers []corev1.Container) []corev1.Container {
+	var out []corev1.Container
+	for i := range containers {
+		res := &containers[i].Resources
+		missing := false
+		for name := range res.Limits {
+			if _, ok := res.Requests[name]; !ok {
+				missing = true
+				break
+			}
+		}
+		if !missing {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(containers)
+		}
+		requests := make(corev1.ResourceList, len(res.Limits)+len(res.Requests))
+		for name, q := range res.Requests {
+			requests[name] = q.DeepCopy()
+		}
+		for name, q := range res.Limits {
+			if _, ok := requests[name]; !ok {
+				requests[name] = q.DeepCopy()
+			}
+		}
+		out[i].Resources.Requests = requests
+	}
+	if out == nil {
+		return containers
+	}
+	return out
+}
+
+// overcommitAllowed reports whether requests of a resource may be below its limits: native
+// resources (no domain, or a kubernetes.io domain) except hugepages.
+func overcommitAllowed(name corev1.ResourceName) bool {
+	s := string(name)
+	native := !strings.Contains(s, "/") || strings.Contains(s, "kubernetes.io/")
+	return native && !strings.HasPrefix(s, corev1.ResourceHugePagesPrefix)
 }
 
 // PodQuotaUsage returns what a pod of this spec counts against a ResourceQuota, with the names a
@@ -91,93 +174,12 @@ func isExtendedResource(name corev1.ResourceName) bool {
 		!strings.HasPrefix(s, string(corev1.DefaultResourceRequestsPrefix))
 }
 
-// containerRequests is what a container requests after defaulting: its requests, and its limits
-// for the resources it sets no request for.
-func containerRequests(c *corev1.Container) corev1.ResourceList {
-	out := c.Resources.Requests.DeepCopy()
-	for name, q := range c.Resources.Limits {
-		if _, ok := out[name]; !ok {
-			if out == nil {
-				out = corev1.ResourceList{}
-			}
-			out[name] = q.DeepCopy()
-		}
-	}
-	return out
-}
-
-// podLevelRequests is the pod-level requests after defaulting: the pod-level limits for the
-// resources that set no request.
-func podLevelRequests(spec *corev1.PodSpec) corev1.ResourceList {
-	if spec.Resources == nil {
-		return nil
-	}
-	out := spec.Resources.Requests.DeepCopy()
-	for name, q := range spec.Resources.Limits {
-		if _, ok := out[name]; !ok {
-			if out == nil {
-				out = corev1.ResourceList{}
-			}
-			out[name] = q.DeepCopy()
-		}
-	}
-	return out
-}
-
-// podResources aggregates a per-container resource list over a pod (see PodRequests).
-func podResources(spec *corev1.PodSpec, of func(*corev1.Container) corev1.ResourceList, podLevel corev1.ResourceList, overheadAlways bool) corev1.ResourceList {
-	running := corev1.ResourceList{}
-	for i := range spec.Containers {
-		addTo(running, of(&spec.Containers[i]))
-	}
-
-	sidecars := corev1.ResourceList{}
-	initPeak := corev1.ResourceList{}
-	for i := range spec.InitContainers {
-		c := &spec.InitContainers[i]
-		own := of(c)
-		if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
-			// A sidecar keeps running: it adds to everything started after it.
-			addTo(sidecars, own)
-			maxInto(initPeak, sidecars)
-			continue
-		}
-		// A regular init container runs alone beside the sidecars started before it.
-		step := sidecars.DeepCopy()
-		addTo(step, own)
-		maxInto(initPeak, step)
-	}
-	addTo(running, sidecars)
-	maxInto(running, initPeak)
-
-	for name, q := range podLevel {
-		running[name] = q.DeepCopy()
-	}
-	for name, q := range spec.Overhead {
-		if _, ok := running[name]; ok || overheadAlways {
-			sum := running[name].DeepCopy()
-			sum.Add(q)
-			running[name] = sum
-		}
-	}
-	return running
-}
-
 // addTo adds src to dst, resource by resource.
 func addTo(dst, src corev1.ResourceList) {
 	for name, q := range src {
 		sum := dst[name].DeepCopy()
 		sum.Add(q)
 		dst[name] = sum
-	}
-}
-
-// maxInto raises each resource of dst to src's when src's is larger.
-func maxInto(dst, src corev1.ResourceList) {
-	for name, q := range src {
-		if cur, ok := dst[name]; !ok || q.Cmp(cur) > 0 {
-			dst[name] = q.DeepCopy()
-		}
 	}
 }
 

@@ -98,13 +98,24 @@ func TestPodRequestsAndLimits(t *testing.T) {
 			wantLimits: rl(),
 		},
 		{
-			name: "pod-level resources replace the containers' sum",
+			// The API server defaults the pod-level cpu request to the containers' (1), not to
+			// the pod-level limit; pod-level resources cover cpu, memory and hugepages only.
+			name: "pod-level requests replace the containers' sum for cpu, memory and hugepages",
 			spec: corev1.PodSpec{
 				Resources:  &corev1.ResourceRequirements{Limits: rl("cpu", "4"), Requests: rl("memory", "3Gi")},
 				Containers: []corev1.Container{ctr("a", rl("cpu", "1", "memory", "1Gi", "nvidia.com/gpu", "1"), nil)},
 			},
-			wantReq:    rl("cpu", "4", "memory", "3Gi", "nvidia.com/gpu", "1"),
+			wantReq:    rl("cpu", "1", "memory", "3Gi", "nvidia.com/gpu", "1"),
 			wantLimits: rl("cpu", "4"),
+		},
+		{
+			name: "pod-level limits alone are the requests",
+			spec: corev1.PodSpec{
+				Resources:  &corev1.ResourceRequirements{Limits: rl("cpu", "4", "memory", "4Gi")},
+				Containers: []corev1.Container{ctr("a", nil, nil)},
+			},
+			wantReq:    rl("cpu", "4", "memory", "4Gi"),
+			wantLimits: rl("cpu", "4", "memory", "4Gi"),
 		},
 		{
 			name: "overhead adds to requests, and to limits that are set",

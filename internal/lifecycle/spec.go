@@ -21,12 +21,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	batchv1alpha1 "github.com/caldera-sh/caldera/api/batch/v1alpha1"
+	"github.com/caldera-sh/caldera/internal/jobspec"
 	"github.com/caldera-sh/caldera/internal/validation"
 )
 
@@ -35,13 +35,6 @@ const DefaultMaxRetry int32 = 3
 
 // UnlimitedRetry is the task maxRetry that never fails the task on container restarts.
 const UnlimitedRetry int32 = -1
-
-// impliedPlugins are the plugins a plugin brings with it when the job does not name them.
-var impliedPlugins = map[string][]string{
-	"tensorflow": {"svc"},
-	"pytorch":    {"svc"},
-	"mpi":        {"svc", "ssh"},
-}
 
 // EffectiveSpec returns a copy of spec with the defaults computed at reconcile time filled in;
 // spec itself is not changed, and the result is never meant to be written back:
@@ -86,16 +79,9 @@ func EffectiveSpec(spec *batchv1alpha1.JobSpec, defaultSchedulerName string) (*b
 	return out, nil
 }
 
-// taskMinAvailable is a task's minAvailable with its default.
+// taskMinAvailable is a task's minAvailable with its default (jobspec.TaskMinAvailable).
 func taskMinAvailable(t *batchv1alpha1.TaskSpec) int32 {
-	switch {
-	case t.MinAvailable != nil:
-		return *t.MinAvailable
-	case t.PartitionPolicy != nil && t.PartitionPolicy.MinPartitions > 0:
-		return t.PartitionPolicy.MinPartitions * t.PartitionPolicy.PartitionSize
-	default:
-		return t.Replicas
-	}
+	return jobspec.TaskMinAvailable(t)
 }
 
 // taskMaxRetry is a task's maxRetry with its default.
@@ -106,16 +92,9 @@ func taskMaxRetry(t *batchv1alpha1.TaskSpec) int32 {
 	return t.MaxRetry
 }
 
-// jobMinAvailable is the job's minAvailable with its default.
+// jobMinAvailable is the job's minAvailable with its default (jobspec.JobMinAvailable).
 func jobMinAvailable(spec *batchv1alpha1.JobSpec) int32 {
-	if spec.MinAvailable > 0 {
-		return spec.MinAvailable
-	}
-	var sum int32
-	for i := range spec.Tasks {
-		sum += taskMinAvailable(&spec.Tasks[i])
-	}
-	return sum
+	return jobspec.JobMinAvailable(spec)
 }
 
 // jobMaxRetry is the job's maxRetry with its default.
@@ -137,11 +116,7 @@ func totalReplicas(spec *batchv1alpha1.JobSpec) int32 {
 
 // totalTaskMinAvailable is the sum of the tasks' minAvailable.
 func totalTaskMinAvailable(spec *batchv1alpha1.JobSpec) int32 {
-	var sum int32
-	for i := range spec.Tasks {
-		sum += taskMinAvailable(&spec.Tasks[i])
-	}
-	return sum
+	return jobspec.TotalTaskMinAvailable(spec)
 }
 
 // findTask is the task with the given name, or nil.
@@ -154,23 +129,10 @@ func findTask(spec *batchv1alpha1.JobSpec, name string) *batchv1alpha1.TaskSpec 
 	return nil
 }
 
-// withImpliedPlugins returns a copy of plugins with the implied plugins added.
+// withImpliedPlugins returns a copy of plugins with the implied plugins added
+// (jobspec.WithImpliedPlugins).
 func withImpliedPlugins(plugins map[string][]string) map[string][]string {
-	if plugins == nil {
-		return nil
-	}
-	out := make(map[string][]string, len(plugins))
-	for name, args := range plugins {
-		out[name] = slices.Clone(args)
-	}
-	for name := range plugins {
-		for _, implied := range impliedPlugins[name] {
-			if _, ok := out[implied]; !ok {
-				out[implied] = []string{}
-			}
-		}
-	}
-	return out
+	return jobspec.WithImpliedPlugins(plugins)
 }
 
 // validateSpec checks what EffectiveSpec needs; raw is the spec as written (for minAvailable 0

@@ -132,7 +132,10 @@ func (t *TaskInfo) Clone() *TaskInfo {
 	return &c
 }
 
-// PodRequests returns what a pod asks of its node.
+// PodRequests returns what a pod asks of its node: resourcehelper.PodRequests with its default
+// options (pod-level resources, init containers and restartable sidecars, overhead). The job
+// controller computes a PodGroup's minResources with the same function and options
+// (jobpods.PodRequests), so that the gang admitted is the gang charged; change both together.
 func PodRequests(pod *corev1.Pod) Resource {
 	return NewResource(resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{}))
 }

@@ -1,0 +1,172 @@
+/*
+Copyright 2026 The Caldera Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// FieldManager is the field manager vcctl writes under, so that what it changed can be told
+// apart from what Git (through a GitOps tool) or a person wrote.
+const FieldManager = "vcctl"
+
+// Labels and annotations by which GitOps tools track the objects they apply.
+const (
+	argoTrackingIDAnnotation = "argocd.argoproj.io/tracking-id"
+	instanceLabel            = "app.kubernetes.io/instance"
+	managedByLabel           = "app.kubernetes.io/managed-by"
+	fluxKustomizeNameLabel   = "kustomize.toolkit.fluxcd.io/name"
+	fluxKustomizeNSLabel     = "kustomize.toolkit.fluxcd.io/namespace"
+	fluxHelmNameLabel        = "helm.toolkit.fluxcd.io/name"
+	fluxHelmNSLabel          = "helm.toolkit.fluxcd.io/namespace"
+)
+
+// specOwner is someone other than vcctl who keeps a field of an object's spec: a GitOps tool
+// that applies the object from Git, or another field manager.
+type specOwner struct {
+	// Who names the owner and how it was recognised.
+	Who string
+	// Fix says how to change the field where the owner takes it from.
+	Fix string
+}
+
+// gitOpsOwners returns the GitOps tools whose tracking labels or annotations an object carries:
+// Argo CD (annotation argocd.argoproj.io/tracking-id, or label app.kubernetes.io/instance on an
+// object Helm does not manage) and Flux (labels kustomize.toolkit.fluxcd.io/name,
+// helm.toolkit.fluxcd.io/name). field is the spec field vcctl means to change, for the advice.
+func gitOpsOwners(obj metav1.Object, field string) []specOwner {
+	var owners []specOwner
+	labels, annotations := obj.GetLabels(), obj.GetAnnotations()
+	argo := func(app, how string) specOwner {
+		return specOwner{
+			Who: fmt.Sprintf("Argo CD application %s (%s)", app, how),
+			Fix: fmt.Sprintf("change %s in the Git source of Argo CD application %s and let it sync", field, app),
+		}
+	}
+	if id, ok := annotations[argoTrackingIDAnnotation]; ok {
+		app, _, _ := strings.Cut(id, ":")
+		owners = append(owners, argo(app, "annotation "+argoTrackingIDAnnotation+"="+id))
+	} else if app, ok := labels[instanceLabel]; ok && !strings.EqualFold(labels[managedByLabel], "Helm") {
+		owners = append(owners, argo(app, "label "+instanceLabel+"="+app))
+	}
+	if name, ok := labels[fluxKustomizeNameLabel]; ok {
+		ks := qualified(labels[fluxKustomizeNSLabel], name)
+		owners = append(owners, specOwner{
+			Who: fmt.Sprintf("Flux Kustomization %s (label %s=%s)", ks, fluxKustomizeNameLabel, name),
+			Fix: fmt.Sprintf("change %s in the Git source of Flux Kustomization %s; Flux applies it at its next reconcile", field, ks),
+		})
+	}
+	if name, ok := labels[fluxHelmNameLabel]; ok {
+		hr := qualified(labels[fluxHelmNSLabel], name)
+		owners = append(owners, specOwner{
+			Who: fmt.Sprintf("Flux HelmRelease %s (label %s=%s)", hr, fluxHelmNameLabel, name),
+			Fix: fmt.Sprintf("change %s in the values of Flux HelmRelease %s in Git", field, hr),
+		})
+	}
+	return owners
+}
+
+// qualified is namespace/name, or name alone when the namespace is not known.
+func qualified(namespace, name string) string {
+	if namespace == "" {
+		return name
+	}
+	return namespace + "/" + name
+}
+
+// fieldManagers returns the field managers other than vcctl that own a field of an object's
+// spec (path, such as ["spec", "weight"]) by Apply or Update of the main resource, in the
+// order metadata.managedFields lists them.
+func fieldManagers(obj metav1.Object, path []string, field string) []specOwner {
+	var owners []specOwner
+	for _, entry := range obj.GetManagedFields() {
+		if entry.Manager == FieldManager || entry.Subresource != "" || entry.FieldsV1 == nil {
+			continue
+		}
+		if entry.Operation != metav1.ManagedFieldsOperationApply && entry.Operation != metav1.ManagedFieldsOperationUpdate {
+			continue
+		}
+		if !ownsPath(entry.FieldsV1.Raw, path) {
+			continue
+		}
+		how := "server-side apply"
+		if entry.Operation == metav1.ManagedFieldsOperationUpdate {
+			how = "update"
+		}
+		owners = append(owners, specOwner{
+			Who: fmt.Sprintf("field manager %s (%s)", entry.Manager, how),
+			Fix: fmt.Sprintf("change %s where %s takes it from (for a GitOps tool, in Git)", field, entry.Manager),
+		})
+	}
+	return owners
+}
+
+// ownsPath reports whether a managedFields fieldsV1 set holds the field at path.
+func ownsPath(raw []byte, path []string) bool {
+	for _, name := range path {
+		var set map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &set); err != nil {
+			return false
+		}
+		next, ok := set["f:"+name]
+		if !ok {
+			return false
+		}
+		raw = next
+	}
+	return true
+}
+
+// weightOwners returns who other than vcctl keeps a queue's spec.weight: the GitOps tools that
+// track it, then the other field managers of spec.weight.
+func weightOwners(queue metav1.Object) []specOwner {
+	const field = "spec.weight"
+	return append(gitOpsOwners(queue, field), fieldManagers(queue, []string{"spec", "weight"}, field)...)
+}
+
+// ownedWeightError is the error of `vcctl queue operate -a update` on a queue whose weight
+// others keep: it names them, says how to change the weight where they take it from, and how
+// to change it here anyway.
+func ownedWeightError(queue string, owners []specOwner) error {
+	who := make([]string, len(owners))
+	fixes := make([]string, 0, len(owners))
+	for i, o := range owners {
+		who[i] = o.Who
+		if !slices.Contains(fixes, o.Fix) {
+			fixes = append(fixes, o.Fix)
+		}
+	}
+	return fmt.Errorf("queue %s: spec.weight is kept by %s, which would set it back: %s. "+
+		"To change it here anyway, until the next sync reverts it, pass --force",
+		queue, strings.Join(who, " and "), strings.Join(fixes, "; or "))
+}
+
+// forcedWeightWarning is what `vcctl queue operate -a update --force` prints when it took
+// spec.weight from others.
+func forcedWeightWarning(queue string, owners []specOwner) string {
+	who := make([]string, len(owners))
+	for i, o := range owners {
+		who[i] = o.Who
+	}
+	return fmt.Sprintf("warning: queue %s: spec.weight was kept by %s; vcctl took it with server-side apply as field "+
+		"manager %s, and Git will revert it at the next sync: %s\n", queue, strings.Join(who, " and "), FieldManager, owners[0].Fix)
+}
