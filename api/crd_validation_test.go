@@ -156,20 +156,37 @@ var _ = Describe("CRD validation", func() {
 
 // corpusEntries lists one table entry per YAML file under dir, in lexical order.
 func corpusEntries(dir string) []TableEntry {
-	var entries []TableEntry
+	files, err := corpusFiles(dir)
+	if err != nil {
+		panic(err.Error())
+	}
+	entries := make([]TableEntry, 0, len(files))
+	for _, p := range files {
+		entries = append(entries, Entry(filepath.ToSlash(p), p))
+	}
+	return entries
+}
+
+// corpusFiles lists the YAML files under dir; a folder without any is an error, so a table
+// built from it can never pass by testing nothing.
+func corpusFiles(dir string) ([]string, error) {
+	var files []string
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		if !d.IsDir() && (strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".yml")) {
-			entries = append(entries, Entry(filepath.ToSlash(p), p))
+			files = append(files, p)
 		}
 		return nil
 	})
 	if err != nil {
-		panic(fmt.Sprintf("listing %s: %v", dir, err))
+		return nil, fmt.Errorf("listing %s: %w", dir, err)
 	}
-	return entries
+	if len(files) == 0 {
+		return nil, fmt.Errorf("%s holds no .yaml file: the corpus table would test nothing", dir)
+	}
+	return files, nil
 }
 
 // expectation returns the substring named on the file's first line, "# expect: <substring>".

@@ -98,3 +98,29 @@ func (c *changes) forget(job types.NamespacedName) {
 	delete(c.pods, job)
 	delete(c.groups, job)
 }
+
+// startedJobs are the jobs reconciled since the controller started. A job's first reconcile
+// also derives, from its pods and its last written status, the pods that vanished while no
+// controller ran: no informer event tells of them.
+type startedJobs struct {
+	mu   sync.Mutex
+	seen map[types.NamespacedName]bool
+}
+
+// first reports whether this is the job's first reconcile since the controller started, and
+// records that it no longer is.
+func (s *startedJobs) first(job types.NamespacedName) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.seen[job] {
+		return false
+	}
+	s.seen[job] = true
+	return true
+}
+
+func (s *startedJobs) forget(job types.NamespacedName) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.seen, job)
+}

@@ -79,6 +79,7 @@ type JobReconciler struct {
 	changes      *changes
 	delays       *delayStore
 	written      *writtenStatuses
+	started      *startedJobs
 }
 
 // +kubebuilder:rbac:groups=batch.volcano.sh,resources=jobs,verbs=get;list;watch
@@ -125,6 +126,11 @@ func (r *JobReconciler) Reconcile(ctx context.Context, req ctrl.Request) (result
 
 // finalize computes the job's conditions, writes its status once, and emits the events of the
 // reconcile and records its metrics when the write succeeded.
+//
+// Pod and PodGroup changes are put back when the status write fails (all of them: what they
+// caused is not recorded) or the reconcile failed (those not yet carried out), so no edge is
+// lost. Commands carried out are deleted only after the status that records them (in
+// status.handledCommands) is written, so each takes effect once.
 func (r *JobReconciler) finalize(ctx context.Context, rc *jobRun, patcher *patch.SerialPatcher, retErr error) error {
 	job := rc.job
 	setJobConditions(job, rc, retErr, r.Clock)
@@ -142,12 +148,21 @@ func (r *JobReconciler) finalize(ctx context.Context, rc *jobRun, patcher *patch
 		}
 		return retErr
 	}
+	if retErr != nil {
+		pods, groups := rc.unhandledChanges()
+		r.changes.putBack(rc.key, pods, groups)
+		ctrl.LoggerFrom(ctx).Info("Reconcile failed; retrying", "error", retErr.Error(),
+			"changesPutBack", len(pods)+len(groups))
+	}
 	r.written.record(job)
 	defaultJobMetrics.observeStatus(rc.key, rc.before, job)
 	for _, e := range rc.events {
 		r.Recorder.Event(job, e.kind, e.reason, e.message)
 	}
-	if rc.stalled != nil && retErr == nil {
+	if err := rc.deleteCommands(ctx); err != nil {
+		retErr = errors.Join(retErr, err)
+	}
+	if rc.stalled != nil && retErr == nil && !rc.stalled.recheck {
 		// Bad input: nothing to retry until the job changes.
 		return reconcile.TerminalError(rc.stalled)
 	}
@@ -159,6 +174,7 @@ func (r *JobReconciler) forget(key types.NamespacedName) {
 	r.changes.forget(key)
 	r.delays.forget(key)
 	r.written.forget(key)
+	r.started.forget(key)
 	defaultJobMetrics.forget(key)
 }
 
@@ -171,6 +187,7 @@ func (r *JobReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	r.changes = newChanges()
 	r.delays = newDelayStore()
 	r.written = newWrittenStatuses(r.Clock)
+	r.started = &startedJobs{seen: map[types.NamespacedName]bool{}}
 	if r.Recorder == nil {
 		r.Recorder = mgr.GetEventRecorderFor(jobControllerName) //nolint:staticcheck // the events/v1 recorder is not yet what the rest of the manager uses
 	}

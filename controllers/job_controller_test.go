@@ -187,11 +187,17 @@ var _ = Describe("Job controller", Label("controller:job"), func() {
 			g.Expect(pods[0].Name).To(Equal("exit-ps-0"))
 			firstPS = pods[0].UID
 		}, framework.Timeout, framework.Interval).Should(Succeed())
+		// RestartTask restarts the worker only: once the worker has been restarted, the ps pod is
+		// still the first one.
+		Eventually(func(g Gomega) {
+			g.Expect(getJob(ctx, g, job).Status.RetryCount).To(BeNumerically(">=", 1))
+		}, framework.LongTimeout, framework.Interval).Should(Succeed())
+		ps := &corev1.Pod{}
+		Expect(fw.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: "exit-ps-0"}, ps)).To(Succeed())
+		Expect(ps.UID).To(Equal(firstPS), "the ps pod was not restarted")
 		cur := expectPhase(ctx, job, batchv1alpha1.Failed, framework.LongTimeout)
 		Expect(cur.Status.RetryCount).To(Equal(int32(2)))
-		// RestartTask restarted the worker only: the ps pod was left alone until the job failed.
 		Expect(cur.Status.Version).To(Equal(int32(0)))
-		_ = firstPS
 	})
 
 	It("aborts on a Command, which runs once, and resumes without counting a retry", func(ctx SpecContext) {
@@ -472,3 +478,24 @@ var _ = Describe("Job controller and bad input", Label("controller:job"), func()
 })
 
 func resourceMustParse(s string) resource.Quantity { return resource.MustParse(s) }
+
+var _ = Describe("Job controller with the in-tree scheduler", Label("controller:job"), func() {
+	It("creates a volcano job's pods once the scheduler admits its PodGroup, and runs it", func(ctx SpecContext) {
+		ns := fw.SpecNamespace("gate")
+		startCalderaWithScheduler(ctx)
+		job := wrappers.MakeJob("gated", ns).Task("worker", 2).Obj()
+		Expect(fw.Client.Create(ctx, job)).To(Succeed())
+		cur := expectPhase(ctx, job, batchv1alpha1.Running, framework.LongTimeout)
+		pg := &schedulingv1beta1.PodGroup{}
+		Expect(fw.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: naming.PodGroupName("gated", cur.UID)}, pg)).To(Succeed())
+		Expect(pg.Status.Phase).NotTo(BeElementOf(schedulingv1beta1.PodGroupPending, schedulingv1beta1.PodGroupPhase("")))
+		Eventually(func(g Gomega) {
+			pods := jobPods(ctx, g, job)
+			g.Expect(pods).To(HaveLen(2))
+			for _, p := range pods {
+				g.Expect(p.Spec.SchedulerName).To(Equal("volcano"))
+				g.Expect(p.Spec.NodeName).NotTo(BeEmpty(), "bound by the in-tree scheduler")
+			}
+		}, framework.Timeout, framework.Interval).Should(Succeed())
+	})
+})

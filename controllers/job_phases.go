@@ -60,6 +60,14 @@ type jobRun struct {
 
 	podChanges   []podChange
 	groupChanges []groupChange
+	// podChangeEnd and groupChangeEnd are, per change, the index after its last request: a
+	// change is handled once every request before that index is.
+	podChangeEnd, groupChangeEnd []int
+	// handledRequests is how many of the reconcile's requests were carried out, in order.
+	handledRequests int
+	// commands are the Commands carried out, now or before (their UIDs are in
+	// status.handledCommands): they are deleted once the status is written.
+	commands []*busv1alpha1.Command
 
 	// create are the pods the last decision asks for.
 	create []lifecycle.PodSlot
@@ -79,6 +87,9 @@ type jobEvent struct {
 // stalledError is bad user input: the reason is a condition reason, the message says what to fix.
 type stalledError struct {
 	reason, message string
+	// recheck is true for bad input no watch of the job tells the end of (a name taken by an
+	// object the job does not own): the job is looked at again after nameTakenRecheck.
+	recheck bool
 }
 
 func (e *stalledError) Error() string { return e.reason + ": " + e.message }
@@ -134,6 +145,10 @@ func (rc *jobRun) run(ctx context.Context) (ctrl.Result, error) {
 	}
 	return ctrl.Result{RequeueAfter: rc.requeueAfter}, nil
 }
+
+// nameTakenRecheck is how often a job stalled on a plugin object's name taken by an object the
+// job does not own looks again: that object is not watched.
+const nameTakenRecheck = 30 * time.Second
 
 // elapsedRecheck is how often a running job whose policies read elapsed is looked at again.
 const elapsedRecheck = 10 * time.Second
@@ -252,11 +267,18 @@ func (rc *jobRun) checkQueue(ctx context.Context) error {
 	return nil
 }
 
+// request is one thing that happened, with the Command it comes from, if any.
+type request struct {
+	lifecycle.Request
+	command *busv1alpha1.Command
+}
+
 // requests are what happened since the last reconcile, in order: Commands targeting the job
-// (each deleted before it is acted on, so it runs at most once), the changes of its pods and
-// PodGroup, and a final sync.
-func (rc *jobRun) requests(ctx context.Context) ([]lifecycle.Request, error) {
-	var reqs []lifecycle.Request
+// (those already carried out, by their UID in status.handledCommands, are only deleted), the
+// changes of its pods and PodGroup, the pods that vanished while no controller ran (on the
+// job's first reconcile since the controller started), and a final sync.
+func (rc *jobRun) requests(ctx context.Context) ([]request, error) {
+	var reqs []request
 	cmds := &busv1alpha1.CommandList{}
 	if err := rc.r.Client.List(ctx, cmds, client.InNamespace(rc.job.Namespace), client.MatchingFields{commandTargetKey: string(rc.job.UID)}); err != nil {
 		return nil, fmt.Errorf("listing commands: %w", err)
@@ -269,27 +291,73 @@ func (rc *jobRun) requests(ctx context.Context) ([]lifecycle.Request, error) {
 	})
 	for i := range cmds.Items {
 		cmd := &cmds.Items[i]
-		err := rc.r.Client.Delete(ctx, cmd, client.Preconditions{UID: &cmd.UID})
-		if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
-			continue // handled already
-		}
-		if err != nil {
-			return nil, fmt.Errorf("deleting command %s before acting on it: %w", cmd.Name, err)
+		if lifecycle.CommandHandled(rc.job.Status.HandledCommands, string(cmd.UID)) {
+			rc.commands = append(rc.commands, cmd)
+			continue
 		}
 		rc.event(corev1.EventTypeNormal, lifecycle.ReasonCommandIssued, fmt.Sprintf("Command %s asks for %s", cmd.Name, cmd.Action))
-		reqs = append(reqs, lifecycle.CommandRequest(busv1alpha1.Action(cmd.Action)))
+		reqs = append(reqs, request{Request: lifecycle.CommandRequest(busv1alpha1.Action(cmd.Action)), command: cmd})
 	}
 
 	rc.podChanges, rc.groupChanges = rc.r.changes.take(rc.key)
 	for _, c := range rc.podChanges {
-		reqs = append(reqs, lifecycle.PodRequests(rc.spec, c.old, c.cur, rc.pods)...)
+		for _, req := range lifecycle.PodRequests(rc.spec, c.old, c.cur, rc.pods) {
+			reqs = append(reqs, request{Request: req})
+		}
+		rc.podChangeEnd = append(rc.podChangeEnd, len(reqs))
 	}
 	for _, c := range rc.groupChanges {
 		if req, ok := lifecycle.PodGroupRequest(c.old, c.cur); ok {
-			reqs = append(reqs, req)
+			reqs = append(reqs, request{Request: req})
+		}
+		rc.groupChangeEnd = append(rc.groupChangeEnd, len(reqs))
+	}
+	if rc.r.started.first(rc.key) {
+		for _, pod := range lifecycle.VanishedPods(rc.job, rc.spec, rc.pods) {
+			ctrl.LoggerFrom(ctx).Info("Pod vanished while no controller ran", "pod", pod.Name)
+			for _, req := range lifecycle.PodRequests(rc.spec, pod, nil, rc.pods) {
+				reqs = append(reqs, request{Request: req})
+			}
 		}
 	}
-	return append(reqs, lifecycle.Request{Event: busv1alpha1.OutOfSyncEvent}), nil
+	return append(reqs, request{Request: lifecycle.Request{Event: busv1alpha1.OutOfSyncEvent}}), nil
+}
+
+// deleteCommands deletes the Commands carried out, now that the status recording them (in
+// status.handledCommands) is written. A Command deleted already, or replaced by another of the
+// same name, is left alone.
+func (rc *jobRun) deleteCommands(ctx context.Context) error {
+	var errs []error
+	for _, cmd := range rc.commands {
+		if !lifecycle.CommandHandled(rc.job.Status.HandledCommands, string(cmd.UID)) {
+			continue
+		}
+		err := rc.r.Client.Delete(ctx, cmd, client.Preconditions{UID: &cmd.UID})
+		if err == nil {
+			ctrl.LoggerFrom(ctx).Info("Command carried out and deleted", "command", cmd.Name, "action", cmd.Action)
+		}
+		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+			errs = append(errs, fmt.Errorf("deleting command %s, carried out: %w", cmd.Name, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// unhandledChanges are the pod and PodGroup changes whose requests were not all carried out.
+func (rc *jobRun) unhandledChanges() ([]podChange, []groupChange) {
+	var pods []podChange
+	var groups []groupChange
+	for i, c := range rc.podChanges {
+		if rc.podChangeEnd[i] > rc.handledRequests {
+			pods = append(pods, c)
+		}
+	}
+	for i, c := range rc.groupChanges {
+		if rc.groupChangeEnd[i] > rc.handledRequests {
+			groups = append(groups, c)
+		}
+	}
+	return pods, groups
 }
 
 func compareStrings(a, b string) int {
@@ -305,7 +373,7 @@ func compareStrings(a, b string) int {
 // decide resolves each request to a decision and carries it out; a decision with a timeout
 // waits among the job's delayed actions until it is due or cancelled. The spec's own asks
 // (suspend, resume, a changed template) come first.
-func (rc *jobRun) decide(ctx context.Context, reqs []lifecycle.Request) error {
+func (rc *jobRun) decide(ctx context.Context, reqs []request) error {
 	if d, ok := lifecycle.SpecAction(rc.job, rc.spec, rc.recordedHash()); ok {
 		if err := rc.execute(ctx, d); err != nil {
 			return err
@@ -313,24 +381,26 @@ func (rc *jobRun) decide(ctx context.Context, reqs []lifecycle.Request) error {
 	}
 	delays := rc.r.delays.get(rc.key)
 	for _, req := range reqs {
-		var when lifecycle.WhenFunc
-		if rc.r.Policies != nil {
-			when = rc.r.Policies.When(rc.job, rc.pods, req)
+		d, err := rc.resolve(ctx, req.Request)
+		switch {
+		case err != nil:
+			// Reported in Ready; the request counts as handled so it is not retried alone.
+		case d.Delay > 0 && !d.Stale:
+			delays = delays.Add(lifecycle.NewDelayedAction(rc.job, req.Request, d, rc.r.Clock))
+		default:
+			if err := rc.execute(ctx, d); err != nil {
+				rc.r.delays.set(rc.key, delays)
+				return err
+			}
+			delays = cancelled(delays, d)
 		}
-		d, err := lifecycle.ResolvePolicy(rc.job, req, rc.extra, when)
-		if err != nil {
-			rc.evalErr = err
-			rc.event(corev1.EventTypeWarning, batchv1alpha1.PolicyEvaluationFailedReason, err.Error())
-			continue
+		// Carried out: the changes of the requests after a failure are put back, and a
+		// Command is recorded, to be deleted once the status is written.
+		rc.handledRequests++
+		if req.command != nil {
+			rc.job.Status.HandledCommands = lifecycle.RecordCommand(rc.job.Status.HandledCommands, string(req.command.UID))
+			rc.commands = append(rc.commands, req.command)
 		}
-		if d.Delay > 0 && !d.Stale {
-			delays = delays.Add(lifecycle.NewDelayedAction(rc.job, req, d, rc.r.Clock))
-			continue
-		}
-		if err := rc.execute(ctx, d); err != nil {
-			return err
-		}
-		delays = cancelled(delays, d)
 	}
 
 	// Delayed actions: drop those whose situation passed, run those that are due.
@@ -355,6 +425,29 @@ func (rc *jobRun) decide(ctx context.Context, reqs []lifecycle.Request) error {
 	}
 	rc.r.delays.set(rc.key, waiting)
 	return nil
+}
+
+// resolve decides on one request and logs, once, the event observed and the policy matched.
+func (rc *jobRun) resolve(ctx context.Context, req lifecycle.Request) (lifecycle.Decision, error) {
+	log := ctrl.LoggerFrom(ctx)
+	if !lifecycle.IsInternal(req.Event) || req.Action != "" {
+		log.Info("Event observed", "event", req.Event, "task", req.TaskName, "pod", req.PodName, "command", req.Action)
+	}
+	var when lifecycle.WhenFunc
+	if rc.r.Policies != nil {
+		when = rc.r.Policies.When(rc.job, rc.pods, req)
+	}
+	d, err := lifecycle.ResolvePolicy(rc.job, req, rc.extra, when)
+	if err != nil {
+		rc.evalErr = err
+		rc.event(corev1.EventTypeWarning, batchv1alpha1.PolicyEvaluationFailedReason, err.Error())
+		log.Info("Policy evaluation failed", "event", req.Event, "error", err.Error())
+		return d, err
+	}
+	if d.Policy != "" || d.Action != busv1alpha1.SyncJobAction {
+		log.Info("Policy matched", "event", d.Event, "policy", d.Policy, "action", d.Action, "delay", d.Delay, "reason", d.Reason)
+	}
+	return d, nil
 }
 
 // cancelled drops the delayed actions that executing d cancels.
@@ -397,8 +490,10 @@ func (rc *jobRun) execute(ctx context.Context, d lifecycle.Decision) error {
 	if err != nil {
 		return fmt.Errorf("executing %s: %w", d.Action, err)
 	}
-	if !lifecycle.IsInternal(d.Event) && d.Action != busv1alpha1.SyncJobAction {
+	if !lifecycle.IsInternal(d.Event) && d.Action != busv1alpha1.SyncJobAction || d.Event == busv1alpha1.CommandIssuedEvent {
 		rc.event(corev1.EventTypeNormal, "ExecuteAction", fmt.Sprintf("%s on %s (%s)", d.Action, d.Event, d.Reason))
+		ctrl.LoggerFrom(ctx).Info("Action taken", "action", d.Action, "event", d.Event, "target", d.Target,
+			"deletePods", len(res.Delete), "phase", res.Status.State.Phase, "version", res.Status.Version)
 	}
 	if err := rc.deletePods(ctx, res.Delete); err != nil {
 		return err
@@ -407,6 +502,7 @@ func (rc *jobRun) execute(ctx context.Context, d lifecycle.Decision) error {
 	status.Conditions = rc.job.Status.Conditions
 	status.ObservedGeneration = rc.job.Status.ObservedGeneration
 	status.ControlledResources = rc.job.Status.ControlledResources
+	status.HandledCommands = rc.job.Status.HandledCommands
 	rc.job.Status = status
 	if res.Transitioned {
 		rc.event(corev1.EventTypeNormal, string(status.State.Phase), phaseMessage(status.State))
@@ -691,7 +787,15 @@ func (rc *jobRun) ensurePluginObjects(ctx context.Context) error {
 		all = append(all, o)
 	}
 	for _, o := range all {
-		if err := applyOwned(ctx, rc.r.Client, o); err != nil {
+		err := applyOwned(ctx, rc.r.Client, o)
+		var taken *nameTakenError
+		if errors.As(err, &taken) {
+			rc.stall(batchv1alpha1.NameTakenReason, "%v", taken)
+			rc.stalled.recheck = true
+			rc.requeueAfter = nameTakenRecheck
+			return nil
+		}
+		if err != nil {
 			return err
 		}
 	}

@@ -17,6 +17,8 @@ limitations under the License.
 package controllers
 
 import (
+	"errors"
+
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/clock"
@@ -34,12 +36,17 @@ var ownedJobConditions = []string{
 }
 
 // setJobConditions computes the job's conditions at the end of a reconcile: from its phase,
-// then bad input (Stalled), then a lifecycle policy that failed to evaluate (Ready=False).
+// then bad input (Stalled), then a reconcile error that is retried (Ready=False, reason
+// ReconcileError, as Flux reports it), then a lifecycle policy that failed to evaluate
+// (Ready=False).
 func setJobConditions(job *batchv1alpha1.Job, rc *jobRun, retErr error, clk clock.PassiveClock) {
 	lifecycle.SetConditions(job, clk)
 	switch {
 	case rc.stalled != nil:
 		lifecycle.MarkStalled(job, rc.stalled.reason, rc.stalled.message, clk)
+	case retErr != nil && !errors.Is(retErr, rc.evalErr):
+		// A failed reconcile is retried: say so, with the error, as Flux does.
+		lifecycle.MarkReconcileError(job, retErr, clk)
 	case rc.evalErr != nil:
 		meta.SetStatusCondition(&job.Status.Conditions, metav1.Condition{
 			Type:               batchv1alpha1.ReadyCondition,

@@ -19,6 +19,8 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -51,7 +53,7 @@ func applyOwned(ctx context.Context, c client.Client, desired client.Object) err
 	}
 	owner := metav1.GetControllerOf(desired)
 	if owner != nil && !metav1.IsControlledBy(existing, &metav1.ObjectMeta{UID: owner.UID}) {
-		return fmt.Errorf("%T %s/%s exists and is not the job's: delete or rename it", desired, desired.GetNamespace(), desired.GetName())
+		return &nameTakenError{kind: kindOf(desired), namespace: desired.GetNamespace(), name: desired.GetName(), owner: ownerOf(existing)}
 	}
 	if !mergeOwned(existing, desired) {
 		return nil
@@ -96,4 +98,48 @@ func mergeOwned(existing, desired client.Object) bool {
 		return false
 	}
 	return true
+}
+
+// nameTakenError is a plugin object whose name is taken by an object the job does not own:
+// bad input (the job or that object must change), not an error to retry.
+type nameTakenError struct {
+	kind, namespace, name, owner string
+}
+
+func (e *nameTakenError) Error() string {
+	return fmt.Sprintf("%s %s/%s, which a plugin of the job makes, exists and is not the job's (%s): delete or rename it, or disable the plugin",
+		e.kind, e.namespace, e.name, e.owner)
+}
+
+// kindOf is the kind of a plugin object.
+func kindOf(o client.Object) string {
+	switch o.(type) {
+	case *corev1.ConfigMap:
+		return "ConfigMap"
+	case *corev1.Secret:
+		return "Secret"
+	case *corev1.Service:
+		return "Service"
+	case *networkingv1.NetworkPolicy:
+		return "NetworkPolicy"
+	}
+	return fmt.Sprintf("%T", o)
+}
+
+// ownerOf says who owns o: its controller, else the field managers that wrote it (a GitOps tool
+// such as kustomize-controller or argocd-controller shows here), else nobody known.
+func ownerOf(o client.Object) string {
+	if ref := metav1.GetControllerOf(o); ref != nil {
+		return fmt.Sprintf("controlled by %s %s", ref.Kind, ref.Name)
+	}
+	var managers []string
+	for _, m := range o.GetManagedFields() {
+		if m.Manager != "" && !slices.Contains(managers, m.Manager) {
+			managers = append(managers, m.Manager)
+		}
+	}
+	if len(managers) > 0 {
+		return "managed by " + strings.Join(managers, ", ")
+	}
+	return "it has no controller"
 }

@@ -29,20 +29,22 @@ import (
 
 	busv1alpha1 "github.com/caldera-sh/caldera/api/bus/v1alpha1"
 	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
+	"github.com/caldera-sh/caldera/internal/lifecycle"
 )
 
-// QueueCommandReconciler carries out OpenQueue and CloseQueue Commands (what `vcctl queue
-// operate -a open|close` creates): it deletes the Command, so it runs at most once, and then
-// sets the queue's state. A queue closed while it still holds PodGroups is Closing; the
-// scheduler makes it Closed once they are gone.
+// QueueCommandReconciler takes OpenQueue and CloseQueue Commands (what `vcctl queue operate -a
+// open|close` creates). It does not write the Queue's status: the scheduler is its one writer.
+// It records the requested state on the Queue (annotation caldera.sh/queue-requested-state,
+// with the Command's UID in caldera.sh/queue-command), and deletes the Command only once that
+// is written, so a Command is carried out once even when a write fails or the manager stops
+// between the two steps. The scheduler then makes the queue Open, or Closing while it still
+// holds PodGroups and Closed once they are gone, as Volcano does.
 type QueueCommandReconciler struct {
 	Client client.Client
 }
 
 // +kubebuilder:rbac:groups=bus.volcano.sh,resources=commands,verbs=get;list;watch;delete
-// +kubebuilder:rbac:groups=scheduling.volcano.sh,resources=queues,verbs=get;list;watch
-// +kubebuilder:rbac:groups=scheduling.volcano.sh,resources=queues/status,verbs=get;update;patch
-// +kubebuilder:rbac:groups=scheduling.volcano.sh,resources=podgroups,verbs=get;list;watch
+// +kubebuilder:rbac:groups=scheduling.volcano.sh,resources=queues,verbs=get;list;watch;patch
 
 // Reconcile takes one Command that targets a Queue.
 func (r *QueueCommandReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
@@ -50,60 +52,39 @@ func (r *QueueCommandReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	if err := r.Client.Get(ctx, req.NamespacedName, cmd); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if !isQueueRef(cmd) {
+	if !isQueueRef(cmd) || !cmd.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, nil
 	}
-	action := busv1alpha1.Action(cmd.Action)
-	if action != busv1alpha1.OpenQueueAction && action != busv1alpha1.CloseQueueAction {
+	requested, ok := lifecycle.RequestedQueueState(busv1alpha1.Action(cmd.Action))
+	if !ok {
 		return ctrl.Result{}, nil
 	}
-	if err := r.Client.Delete(ctx, cmd, client.Preconditions{UID: &cmd.UID}); err != nil {
-		if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
-			return ctrl.Result{}, nil // taken already
-		}
-		return ctrl.Result{}, fmt.Errorf("deleting command %s before acting on it: %w", cmd.Name, err)
-	}
+	log := ctrl.LoggerFrom(ctx).WithValues("queue", cmd.TargetObject.Name, "action", cmd.Action)
 
 	queue := &schedulingv1beta1.Queue{}
-	if err := r.Client.Get(ctx, types.NamespacedName{Name: cmd.TargetObject.Name}, queue); err != nil {
-		if apierrors.IsNotFound(err) {
-			ctrl.LoggerFrom(ctx).Info("Command targets a queue that does not exist", "queue", cmd.TargetObject.Name)
-			return ctrl.Result{}, nil
+	err := r.Client.Get(ctx, types.NamespacedName{Name: cmd.TargetObject.Name}, queue)
+	switch {
+	case apierrors.IsNotFound(err):
+		log.Info("Command targets a queue that does not exist; deleting it")
+	case err != nil:
+		return ctrl.Result{}, fmt.Errorf("reading queue %s: %w", cmd.TargetObject.Name, err)
+	case queue.Annotations[schedulingv1beta1.QueueCommandAnnotationKey] != string(cmd.UID):
+		patch := client.MergeFrom(queue.DeepCopy())
+		if queue.Annotations == nil {
+			queue.Annotations = map[string]string{}
 		}
-		return ctrl.Result{}, err
-	}
-	groups := &schedulingv1beta1.PodGroupList{}
-	if err := r.Client.List(ctx, groups); err != nil {
-		return ctrl.Result{}, fmt.Errorf("listing PodGroups: %w", err)
-	}
-	held := 0
-	for _, pg := range groups.Items {
-		if effectiveQueue(pg.Spec.Queue) == queue.Name {
-			held++
+		queue.Annotations[schedulingv1beta1.QueueRequestedStateAnnotationKey] = string(requested)
+		queue.Annotations[schedulingv1beta1.QueueCommandAnnotationKey] = string(cmd.UID)
+		if err := r.Client.Patch(ctx, queue, patch); err != nil {
+			return ctrl.Result{}, fmt.Errorf("recording %s on queue %s: %w", cmd.Action, queue.Name, err)
 		}
+		log.Info("Queue state requested", "state", requested, "command", cmd.Name)
 	}
-	next := queueStateAfter(action, held)
-	if queue.Status.State == next {
-		return ctrl.Result{}, nil
-	}
-	patch := client.MergeFromWithOptions(queue.DeepCopy(), client.MergeFromWithOptimisticLock{})
-	queue.Status.State = next
-	if err := r.Client.Status().Patch(ctx, queue, patch); err != nil {
-		return ctrl.Result{}, fmt.Errorf("setting queue %s %s: %w", queue.Name, next, err)
+	if err := r.Client.Delete(ctx, cmd, client.Preconditions{UID: &cmd.UID}); err != nil &&
+		!apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+		return ctrl.Result{}, fmt.Errorf("deleting command %s, carried out: %w", cmd.Name, err)
 	}
 	return ctrl.Result{}, nil
-}
-
-// queueStateAfter is a queue's state after an OpenQueue or CloseQueue Command, given how many
-// PodGroups it holds.
-func queueStateAfter(action busv1alpha1.Action, podGroups int) schedulingv1beta1.QueueState {
-	if action == busv1alpha1.OpenQueueAction {
-		return schedulingv1beta1.QueueStateOpen
-	}
-	if podGroups > 0 {
-		return schedulingv1beta1.QueueStateClosing
-	}
-	return schedulingv1beta1.QueueStateClosed
 }
 
 func isQueueRef(cmd *busv1alpha1.Command) bool {

@@ -23,6 +23,7 @@ import (
 
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // Options configure the controllers.
@@ -38,6 +39,9 @@ type Options struct {
 	// Policies compiles and evaluates lifecycle-policy CEL expressions; nil means the default
 	// CEL engine.
 	Policies Policies
+	// Client is the client the controllers read and write with; nil means the manager's. Specs
+	// wrap the manager's client to inject failures against the real API server.
+	Client client.Client
 }
 
 func (o *Options) defaults() {
@@ -52,6 +56,14 @@ func (o *Options) defaults() {
 	}
 }
 
+// clientFor is the client of opts, or the manager's.
+func (o *Options) clientFor(mgr ctrl.Manager) client.Client {
+	if o.Client != nil {
+		return o.Client
+	}
+	return mgr.GetClient()
+}
+
 // Setup registers every controller with the manager.
 func Setup(mgr ctrl.Manager, opts Options) error {
 	opts.defaults()
@@ -63,7 +75,7 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 		opts.Policies = policies
 	}
 	if err := (&JobReconciler{
-		Client:         mgr.GetClient(),
+		Client:         opts.clientFor(mgr),
 		Clock:          opts.Clock,
 		SchedulerNames: opts.SchedulerNames,
 		Policies:       opts.Policies,
@@ -71,7 +83,7 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the job controller: %w", err)
 	}
-	if err := (&QueueCommandReconciler{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
+	if err := (&QueueCommandReconciler{Client: opts.clientFor(mgr)}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the queue command controller: %w", err)
 	}
 	if err := (&JobTTLReconciler{Client: mgr.GetClient(), Clock: opts.Clock}).SetupWithManager(mgr); err != nil {

@@ -62,6 +62,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
+	"github.com/caldera-sh/caldera/internal/lifecycle"
 	"github.com/caldera-sh/caldera/scheduler/api"
 	"github.com/caldera-sh/caldera/scheduler/cache"
 	"github.com/caldera-sh/caldera/scheduler/framework"
@@ -529,6 +530,12 @@ func (s *Scheduler) queueStatuses() int {
 	writes := 0
 	for name, q := range s.snapshot.Queues {
 		want := status.Queue(q.Queue.Status, s.snapshot.Usage[name])
+		if requested := schedulingv1beta1.QueueState(q.Queue.Annotations[schedulingv1beta1.QueueRequestedStateAnnotationKey]); requested != "" {
+			// The state the last queue Command asked for (recorded by the queue-command
+			// controller): the scheduler is the one writer of a Queue's status.
+			held := want.Pending + want.Inqueue + want.Running + want.Unknown + want.Completed
+			want.State = lifecycle.QueueState(q.Queue.Status.State, requested, held)
+		}
 		if status.QueueEqual(q.Queue.Status, want) {
 			continue
 		}

@@ -52,7 +52,9 @@ type podGroupWrite struct {
 	wanted time.Time
 }
 
-// statusWriter writes PodGroup and Queue statuses. Writes are coalesced per object: only the
+// statusWriter writes PodGroup and Queue statuses; it is the one writer of a Queue's status
+// (queue Commands are recorded on the Queue by the queue-command controller as the requested
+// state, which the cycles turn into status.state). Writes are coalesced per object: only the
 // latest wanted status is written, and only when it differs from the stored one.
 type statusWriter struct {
 	s      *Scheduler

@@ -87,6 +87,25 @@ func MarkStalled(job *batchv1alpha1.Job, reason, message string, clk clock.Passi
 	removeCondition(job, batchv1alpha1.ReconcilingCondition)
 }
 
+// MarkReconcileError records a reconcile that failed and is retried, as Flux does: Ready=False
+// with reason ReconcileError and the error as message, and Reconciling=True with the same
+// reason, so a job never reads as waiting when it is failing. Call it after SetConditions, for
+// errors that are not bad input (those are MarkStalled).
+func MarkReconcileError(job *batchv1alpha1.Job, err error, clk clock.PassiveClock) {
+	if err == nil {
+		return
+	}
+	msg := err.Error()
+	if len(msg) > maxConditionMessage {
+		msg = msg[:maxConditionMessage-3] + "..."
+	}
+	setCondition(job, batchv1alpha1.ReadyCondition, false, batchv1alpha1.ReconcileErrorReason, msg, clk)
+	setCondition(job, batchv1alpha1.ReconcilingCondition, true, batchv1alpha1.ReconcileErrorReason, msg, clk)
+}
+
+// maxConditionMessage bounds a condition message built from an error (the API allows 32768).
+const maxConditionMessage = 4096
+
 // phaseReason is the condition reason and message for the job's phase.
 func phaseReason(job *batchv1alpha1.Job, phase batchv1alpha1.JobPhase) (string, string) {
 	state := job.Status.State

@@ -17,6 +17,8 @@ limitations under the License.
 package lifecycle
 
 import (
+	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -174,5 +176,67 @@ func TestSetConditionsTransitions(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, job.Status.Conditions); diff != "" {
 		t.Errorf("after MarkStalled (-want +got):\n%s", diff)
+	}
+}
+
+func TestMarkReconcileError(t *testing.T) {
+	const (
+		ready       = batchv1alpha1.ReadyCondition
+		reconciling = batchv1alpha1.ReconcilingCondition
+	)
+	long := strings.Repeat("x", maxConditionMessage+10)
+	tests := []struct {
+		name  string
+		state batchv1alpha1.JobState
+		err   error
+		want  []metav1.Condition
+	}{
+		{
+			name:  "no error leaves the phase's conditions",
+			state: batchv1alpha1.JobState{Phase: batchv1alpha1.Running, Message: "running"},
+			want: []metav1.Condition{
+				cond(reconciling, true, batchv1alpha1.JobRunningReason, "running"),
+				cond(ready, false, batchv1alpha1.JobRunningReason, "running"),
+			},
+		},
+		{
+			name:  "an error of a running job is Ready=False and Reconciling=True with the error",
+			state: batchv1alpha1.JobState{Phase: batchv1alpha1.Running, Message: "running"},
+			err:   errors.New("deleting pod j-w-0: the server is busy"),
+			want: []metav1.Condition{
+				cond(reconciling, true, batchv1alpha1.ReconcileErrorReason, "deleting pod j-w-0: the server is busy"),
+				cond(ready, false, batchv1alpha1.ReconcileErrorReason, "deleting pod j-w-0: the server is busy"),
+			},
+		},
+		{
+			name:  "an error of a completed job makes it not ready while it is retried",
+			state: batchv1alpha1.JobState{Phase: batchv1alpha1.Completed},
+			err:   errors.New("boom"),
+			want: []metav1.Condition{
+				cond(ready, false, batchv1alpha1.ReconcileErrorReason, "boom"),
+				cond(reconciling, true, batchv1alpha1.ReconcileErrorReason, "boom"),
+			},
+		},
+		{
+			name:  "a long error is cut",
+			state: batchv1alpha1.JobState{Phase: batchv1alpha1.Running, Message: "running"},
+			err:   errors.New(long),
+			want: []metav1.Condition{
+				cond(reconciling, true, batchv1alpha1.ReconcileErrorReason, long[:maxConditionMessage-3]+"..."),
+				cond(ready, false, batchv1alpha1.ReconcileErrorReason, long[:maxConditionMessage-3]+"..."),
+			},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			job := newJob(nil)
+			job.Status.State = tc.state
+			clk := newClock()
+			SetConditions(job, clk)
+			MarkReconcileError(job, tc.err, clk)
+			if diff := cmp.Diff(tc.want, job.Status.Conditions); diff != "" {
+				t.Errorf("conditions (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

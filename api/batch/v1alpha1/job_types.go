@@ -498,6 +498,16 @@ type JobStatus struct {
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
+	// handledCommands are the UIDs of the last Commands (bus.volcano.sh) the controller carried
+	// out for the job, oldest first. A Command is deleted only once its UID is recorded here,
+	// so a reconcile that still sees it does not act on it twice. Caldera only; Volcano has no
+	// such field.
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=32
+	// +kubebuilder:validation:items:MaxLength=64
+	// +optional
+	HandledCommands []string `json:"handledCommands,omitempty"`
+
 	// conditions are the job's standard conditions: Ready, Reconciling and Stalled (kstatus),
 	// read by Flux, Argo CD and kubectl wait.
 	// +listType=map

@@ -107,4 +107,9 @@ const (
 	PodTemplateInvalidReason = "PodTemplateInvalid"
 	// PluginErrorReason: a job plugin failed or is unknown.
 	PluginErrorReason = "PluginError"
+	// NameTakenReason: an object a job plugin makes (Service, ConfigMap, Secret,
+	// NetworkPolicy) has a name already taken by an object the job does not own.
+	NameTakenReason = "NameTaken"
+	// ReconcileErrorReason: the last reconcile failed and is retried; the message is the error.
+	ReconcileErrorReason = "ReconcileError"
 )

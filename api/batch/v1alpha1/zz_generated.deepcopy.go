@@ -222,6 +222,11 @@ func (in *JobStatus) DeepCopyInto(out *JobStatus) {
 			(*out)[key] = val
 		}
 	}
+	if in.HandledCommands != nil {
+		in, out := &in.HandledCommands, &out.HandledCommands
+		*out = make([]string, len(*in))
+		copy(*out, *in)
+	}
 	if in.Conditions != nil {
 		in, out := &in.Conditions, &out.Conditions
 		*out = make([]v1.Condition, len(*in))

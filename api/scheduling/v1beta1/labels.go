@@ -36,4 +36,12 @@ const (
 	PodPreemptable = "volcano.sh/preemptable"
 	// NodeGroupNameKey is the node label naming a node's node group.
 	NodeGroupNameKey = "volcano.sh/nodegroup-name"
+	// QueueRequestedStateAnnotationKey records on a Queue the state the last OpenQueue or
+	// CloseQueue Command asked for (Open or Closed). The scheduler, the only writer of a
+	// Queue's status, moves status.state towards it: Open at once, Closing while the queue
+	// still holds PodGroups, then Closed. Caldera only.
+	QueueRequestedStateAnnotationKey = "caldera.sh/queue-requested-state"
+	// QueueCommandAnnotationKey records on a Queue the UID of the Command that set
+	// QueueRequestedStateAnnotationKey, so the Command is carried out once. Caldera only.
+	QueueCommandAnnotationKey = "caldera.sh/queue-command"
 )
