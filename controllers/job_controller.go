@@ -65,9 +65,12 @@ const (
 // the API match: pods, the PodGroup, the plugins' objects and claims, and the job's status and
 // conditions, written once at the end.
 type JobReconciler struct {
-	Client   client.Client
-	Recorder record.EventRecorder
-	Clock    clock.Clock
+	Client client.Client
+	// APIReader reads from the API server what the cache does not hold: Secrets and ConfigMaps
+	// no plugin labelled (CacheOptions). Nil means everything is read from Client.
+	APIReader client.Reader
+	Recorder  record.EventRecorder
+	Clock     clock.Clock
 	// SchedulerNames are the scheduler names this manager serves; the first is the default.
 	SchedulerNames []string
 	// Policies compiles and evaluates lifecycle-policy CEL expressions.

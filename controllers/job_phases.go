@@ -588,7 +588,7 @@ func (rc *jobRun) releaseJob(ctx context.Context) error {
 
 // deleteOwned deletes o when it exists and the job controls it.
 func (rc *jobRun) deleteOwned(ctx context.Context, o client.Object) error {
-	if err := rc.r.Client.Get(ctx, client.ObjectKeyFromObject(o), o); err != nil {
+	if err := getOwned(ctx, rc.r.Client, rc.r.APIReader, o); err != nil {
 		return client.IgnoreNotFound(err)
 	}
 	if !metav1.IsControlledBy(o, rc.job) {
@@ -787,7 +787,7 @@ func (rc *jobRun) ensurePluginObjects(ctx context.Context) error {
 		all = append(all, o)
 	}
 	for _, o := range all {
-		err := applyOwned(ctx, rc.r.Client, o)
+		err := applyOwned(ctx, rc.r.Client, rc.r.APIReader, o)
 		var taken *nameTakenError
 		if errors.As(err, &taken) {
 			rc.stall(batchv1alpha1.NameTakenReason, "%v", taken)

@@ -34,14 +34,30 @@ func networkPolicy(namespace, name string) *networkingv1.NetworkPolicy {
 	return &networkingv1.NetworkPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name}}
 }
 
+// getOwned reads the object of o's key into o: from the cache, and for a Secret or ConfigMap the
+// cache does not hold (the manager caches only those a plugin labelled, see CacheOptions; one made
+// before the plugins labelled what they make is not) from the API server through reader.
+func getOwned(ctx context.Context, c client.Client, reader client.Reader, o client.Object) error {
+	err := c.Get(ctx, client.ObjectKeyFromObject(o), o)
+	if !apierrors.IsNotFound(err) || reader == nil {
+		return err
+	}
+	switch o.(type) {
+	case *corev1.Secret, *corev1.ConfigMap:
+		return reader.Get(ctx, client.ObjectKeyFromObject(o), o)
+	}
+	return err
+}
+
 // applyOwned creates desired, or updates the existing object of the same name so the fields the
-// controller owns match desired. An object of that name controlled by someone else is an error.
-func applyOwned(ctx context.Context, c client.Client, desired client.Object) error {
+// controller owns (its data or spec, and its labels) match desired. An object of that name
+// controlled by someone else is an error. reader reads what the cache does not hold (getOwned).
+func applyOwned(ctx context.Context, c client.Client, reader client.Reader, desired client.Object) error {
 	existing, ok := desired.DeepCopyObject().(client.Object)
 	if !ok {
 		return fmt.Errorf("copying %T", desired)
 	}
-	err := c.Get(ctx, client.ObjectKeyFromObject(desired), existing)
+	err := getOwned(ctx, c, reader, existing)
 	if apierrors.IsNotFound(err) {
 		if err := c.Create(ctx, desired); err != nil && !apierrors.IsAlreadyExists(err) {
 			return fmt.Errorf("creating %T %s: %w", desired, desired.GetName(), err)
@@ -64,40 +80,56 @@ func applyOwned(ctx context.Context, c client.Client, desired client.Object) err
 	return nil
 }
 
-// mergeOwned copies the fields the controller owns from desired into existing and reports
-// whether anything changed.
+// mergeOwned copies the fields the controller owns from desired into existing (desired's labels
+// are added to existing's, others kept) and reports whether anything changed.
 func mergeOwned(existing, desired client.Object) bool {
+	changed := mergeLabels(existing, desired.GetLabels())
 	switch e := existing.(type) {
 	case *corev1.ConfigMap:
 		d := desired.(*corev1.ConfigMap)
-		if equality.Semantic.DeepEqual(e.Data, d.Data) {
-			return false
+		if !equality.Semantic.DeepEqual(e.Data, d.Data) {
+			e.Data, changed = d.Data, true
 		}
-		e.Data = d.Data
 	case *corev1.Secret:
 		d := desired.(*corev1.Secret)
-		if equality.Semantic.DeepEqual(e.Data, d.Data) {
-			return false
+		if !equality.Semantic.DeepEqual(e.Data, d.Data) {
+			e.Data, changed = d.Data, true
 		}
-		e.Data = d.Data
 	case *corev1.Service:
 		d := desired.(*corev1.Service)
-		if equality.Semantic.DeepEqual(e.Spec.Selector, d.Spec.Selector) &&
-			equality.Semantic.DeepEqual(e.Spec.Ports, d.Spec.Ports) &&
-			e.Spec.PublishNotReadyAddresses == d.Spec.PublishNotReadyAddresses {
-			return false
+		if !equality.Semantic.DeepEqual(e.Spec.Selector, d.Spec.Selector) ||
+			!equality.Semantic.DeepEqual(e.Spec.Ports, d.Spec.Ports) ||
+			e.Spec.PublishNotReadyAddresses != d.Spec.PublishNotReadyAddresses {
+			e.Spec.Selector, e.Spec.Ports, e.Spec.PublishNotReadyAddresses = d.Spec.Selector, d.Spec.Ports, d.Spec.PublishNotReadyAddresses
+			changed = true
 		}
-		e.Spec.Selector, e.Spec.Ports, e.Spec.PublishNotReadyAddresses = d.Spec.Selector, d.Spec.Ports, d.Spec.PublishNotReadyAddresses
 	case *networkingv1.NetworkPolicy:
 		d := desired.(*networkingv1.NetworkPolicy)
-		if equality.Semantic.DeepEqual(e.Spec, d.Spec) {
-			return false
+		if !equality.Semantic.DeepEqual(e.Spec, d.Spec) {
+			e.Spec, changed = d.Spec, true
 		}
-		e.Spec = d.Spec
-	default:
-		return false
 	}
-	return true
+	return changed
+}
+
+// mergeLabels adds labels to o's and reports whether that changed them.
+func mergeLabels(o client.Object, labels map[string]string) bool {
+	current := o.GetLabels()
+	changed := false
+	for k, v := range labels {
+		if cur, ok := current[k]; ok && cur == v {
+			continue
+		}
+		if current == nil {
+			current = map[string]string{}
+		}
+		current[k] = v
+		changed = true
+	}
+	if changed {
+		o.SetLabels(current)
+	}
+	return changed
 }
 
 // nameTakenError is a plugin object whose name is taken by an object the job does not own:

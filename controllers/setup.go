@@ -76,6 +76,7 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	}
 	if err := (&JobReconciler{
 		Client:         opts.clientFor(mgr),
+		APIReader:      mgr.GetAPIReader(),
 		Clock:          opts.Clock,
 		SchedulerNames: opts.SchedulerNames,
 		Policies:       opts.Policies,

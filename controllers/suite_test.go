@@ -53,7 +53,7 @@ func TestControllers(t *testing.T) {
 
 var _ = BeforeSuite(func(ctx context.Context) {
 	ctrl.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
-	fw = &framework.Framework{KWOK: true}
+	fw = &framework.Framework{KWOK: true, ManagerCache: controllers.CacheOptions()}
 	Expect(fw.Start()).To(Succeed())
 	var err error
 	nodes, err = fw.CreateNodes(ctx, 4, nil)

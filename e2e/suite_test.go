@@ -26,6 +26,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/caldera-sh/caldera/controllers"
 	"github.com/caldera-sh/caldera/internal/testing/framework"
 )
 
@@ -48,7 +49,7 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	var err error
 	suiteDir, err = os.MkdirTemp("", "caldera-e2e-")
 	Expect(err).NotTo(HaveOccurred())
-	fw = &framework.Framework{KWOK: true}
+	fw = &framework.Framework{KWOK: true, ManagerCache: controllers.CacheOptions()}
 	Expect(fw.Start()).To(Succeed())
 	nodes, err = fw.CreateNodes(ctx, nodeCount, nil)
 	Expect(err).NotTo(HaveOccurred())

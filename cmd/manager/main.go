@@ -139,6 +139,7 @@ func run() error {
 	webhookServer := ctrlwebhook.NewServer(ctrlwebhook.Options{Port: o.webhookPort, CertDir: o.webhookCertDir})
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  scheme.New(),
+		Cache:                   controllers.CacheOptions(),
 		WebhookServer:           webhookServer,
 		Metrics:                 metricsOptions(o.metricsAddr, o.metricsSecure),
 		HealthProbeBindAddress:  o.probeAddr,

@@ -355,7 +355,18 @@ func objectMeta(job *batchv1alpha1.Job, name string) metav1.ObjectMeta {
 	return metav1.ObjectMeta{
 		Name:            name,
 		Namespace:       job.Namespace,
+		Labels:          ObjectLabels(job),
 		OwnerReferences: []metav1.OwnerReference{controllerRef(job)},
+	}
+}
+
+// ObjectLabels are the labels of every object a plugin makes for the job: the job's name and
+// namespace under Volcano's pod label keys. The manager caches only the Secrets and ConfigMaps
+// that carry JobNameKey.
+func ObjectLabels(job *batchv1alpha1.Job) map[string]string {
+	return map[string]string{
+		batchv1alpha1.JobNameKey:      job.Name,
+		batchv1alpha1.JobNamespaceKey: job.Namespace,
 	}
 }
 

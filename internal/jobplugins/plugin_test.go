@@ -63,6 +63,12 @@ func testPod(taskName string, index int, init bool) *corev1.Pod {
 	return pod
 }
 
+// wantLabels are the labels of every plugin object of the test job: the manager caches only
+// Secrets and ConfigMaps that carry the job-name label.
+func wantLabels() map[string]string {
+	return map[string]string{"volcano.sh/job-name": "train", "volcano.sh/job-namespace": "ns"}
+}
+
 func wantOwner() []metav1.OwnerReference {
 	return []metav1.OwnerReference{{
 		APIVersion:         "batch.volcano.sh/v1alpha1",

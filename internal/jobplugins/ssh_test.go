@@ -154,7 +154,7 @@ func TestSSHObjects(t *testing.T) {
 	config := "StrictHostKeyChecking no\nUserKnownHostsFile /dev/null\n" +
 		"Host train-master-0\n  HostName train-master-0.train\n  Port 22\n" +
 		"Host train-worker-0\n  HostName train-worker-0.train\n  Port 22\n"
-	meta := metav1.ObjectMeta{Name: "train-ssh", Namespace: "ns", OwnerReferences: wantOwner()}
+	meta := metav1.ObjectMeta{Name: "train-ssh", Namespace: "ns", Labels: wantLabels(), OwnerReferences: wantOwner()}
 
 	t.Run("generated key pair", func(t *testing.T) {
 		objs, err := mustNew(t, SSHPluginName, nil, job).Objects(job, Existing{})

@@ -145,7 +145,7 @@ func TestSvcObjects(t *testing.T) {
 	job := testJob(fixedHost, task("mpi-worker", 3), task("idle", 0))
 	selector := map[string]string{"volcano.sh/job-name": "train", "volcano.sh/job-namespace": "ns"}
 	meta := func(name string) metav1.ObjectMeta {
-		return metav1.ObjectMeta{Name: name, Namespace: "ns", OwnerReferences: wantOwner()}
+		return metav1.ObjectMeta{Name: name, Namespace: "ns", Labels: wantLabels(), OwnerReferences: wantOwner()}
 	}
 	configMap := &corev1.ConfigMap{
 		ObjectMeta: meta("train-svc"),

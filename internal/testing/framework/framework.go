@@ -35,6 +35,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
@@ -70,6 +71,10 @@ type Framework struct {
 	// kube-controller-manager.log, and KWOK's kubeconfig and kwok.log. Stop leaves it in place. When empty, the processes use
 	// temporary folders that Stop removes.
 	Dir string
+
+	// ManagerCache are the cache options of the managers StartManager makes; suites that run
+	// Caldera's controllers set controllers.CacheOptions(), as cmd/manager does.
+	ManagerCache cache.Options
 
 	// Config reaches the API server as an administrator; set by Start.
 	Config *rest.Config

@@ -28,8 +28,8 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 )
 
-// StartManager builds a controller-runtime manager on the framework's API server and scheme
-// (metrics, health probes and leader election off; controller names may repeat, so every spec can
+// StartManager builds a controller-runtime manager on the framework's API server and scheme, with
+// ManagerCache as its cache options (metrics, health probes and leader election off; controller names may repeat, so every spec can
 // start its own), lets setup register controllers and runnables on it, starts it in a goroutine
 // and returns once its cache has synced. The returned stop function stops the manager, waits for
 // it to end and returns the error it ended with; call it (for example with DeferCleanup) before
@@ -73,6 +73,7 @@ func (f *Framework) startManager(ctx context.Context, metricsAddress string, set
 	}
 	mgr, err := ctrl.NewManager(f.Config, ctrl.Options{
 		Scheme:                 f.Scheme,
+		Cache:                  f.ManagerCache,
 		Metrics:                metricsserver.Options{BindAddress: metricsAddress},
 		HealthProbeBindAddress: "0",
 		LeaderElection:         false,

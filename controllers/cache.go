@@ -1,0 +1,48 @@
+/*
+Copyright 2026 The Caldera Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	batchv1alpha1 "github.com/caldera-sh/caldera/api/batch/v1alpha1"
+)
+
+// JobObjectSelector selects the objects the job plugins make: those labelled with a job's name.
+func JobObjectSelector() labels.Selector {
+	req, err := labels.NewRequirement(batchv1alpha1.JobNameKey, selection.Exists, nil)
+	if err != nil {
+		panic(err) // a constant, valid key
+	}
+	return labels.NewSelector().Add(*req)
+}
+
+// CacheOptions are the manager's cache options the controllers need: Secrets and ConfigMaps are
+// cached only when a job plugin made them (JobObjectSelector), so the manager does not hold every
+// Secret and ConfigMap of the cluster in memory; the controllers read others, such as those made
+// before the plugins labelled what they make, from the API server.
+func CacheOptions() cache.Options {
+	byJob := cache.ByObject{Label: JobObjectSelector()}
+	return cache.Options{ByObject: map[client.Object]cache.ByObject{
+		&corev1.Secret{}:    byJob,
+		&corev1.ConfigMap{}: byJob,
+	}}
+}
