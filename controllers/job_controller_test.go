@@ -134,30 +134,6 @@ var _ = Describe("Job controller", Label("controller:job"), func() {
 		Expect(condition(cur, batchv1alpha1.ReconcilingCondition)).To(BeNil())
 	})
 
-	It("creates a volcano job's pods only once its PodGroup is admitted", func(ctx SpecContext) {
-		job := wrappers.MakeJob("gang", ns).Task("worker", 2).Obj()
-		Expect(fw.Client.Create(ctx, job)).To(Succeed())
-
-		pg := &schedulingv1beta1.PodGroup{}
-		Eventually(func(g Gomega) {
-			cur := getJob(ctx, g, job)
-			g.Expect(fw.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: naming.PodGroupName("gang", cur.UID)}, pg)).To(Succeed())
-			g.Expect(cur.Status.State.Phase).To(Equal(batchv1alpha1.Pending))
-			g.Expect(condition(cur, batchv1alpha1.ReconcilingCondition)).NotTo(BeNil())
-		}, framework.Timeout, framework.Interval).Should(Succeed())
-		Consistently(func(g Gomega) {
-			g.Expect(jobPods(ctx, g, job)).To(BeEmpty())
-		}, framework.ConsistentlyDuration, framework.Interval).Should(Succeed())
-
-		pg.Status.Phase = schedulingv1beta1.PodGroupInqueue
-		Expect(fw.Client.Status().Update(ctx, pg)).To(Succeed())
-		Eventually(func(g Gomega) {
-			pods := jobPods(ctx, g, job)
-			g.Expect(podNames(pods)).To(Equal([]string{"gang-worker-0", "gang-worker-1"}))
-			g.Expect(pods[0].Spec.SchedulerName).To(Equal("volcano"))
-		}, framework.Timeout, framework.Interval).Should(Succeed())
-	})
-
 	It("restarts the job when a pod fails and fails it once maxRetry runs are used", func(ctx SpecContext) {
 		job := wrappers.MakeJob("retry", ns).Scheduler(testScheduler).MaxRetry(2).
 			Task("worker", 2).RunFor(time.Second).ExitCode(1).
@@ -376,9 +352,11 @@ var _ = Describe("Job controller restarts", Label("controller:job"), func() {
 		const replicas = 60
 		job := wrappers.MakeJob("big", ns).Scheduler(testScheduler).Task("worker", replicas).Obj()
 
-		// The first manager has no binder: its pods stay unbound, which does not matter here.
 		stop, err := fw.StartManager(ctx, func(mgr ctrl.Manager) error {
-			return controllers.Setup(mgr, controllers.Options{SchedulerNames: []string{"volcano"}})
+			if err := controllers.Setup(mgr, controllers.Options{SchedulerNames: []string{testScheduler}}); err != nil {
+				return err
+			}
+			return addScheduler(mgr)
 		})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(fw.Client.Create(ctx, job)).To(Succeed())
@@ -480,6 +458,33 @@ var _ = Describe("Job controller and bad input", Label("controller:job"), func()
 func resourceMustParse(s string) resource.Quantity { return resource.MustParse(s) }
 
 var _ = Describe("Job controller with the in-tree scheduler", Label("controller:job"), func() {
+	It("creates a volcano job's pods only once its PodGroup is admitted", func(ctx SpecContext) {
+		ns := fw.SpecNamespace("gate")
+		// No scheduler: the spec admits the PodGroup itself.
+		startControllersOnly(ctx)
+		job := wrappers.MakeJob("gang", ns).Task("worker", 2).Obj()
+		Expect(fw.Client.Create(ctx, job)).To(Succeed())
+
+		pg := &schedulingv1beta1.PodGroup{}
+		Eventually(func(g Gomega) {
+			cur := getJob(ctx, g, job)
+			g.Expect(fw.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: naming.PodGroupName("gang", cur.UID)}, pg)).To(Succeed())
+			g.Expect(cur.Status.State.Phase).To(Equal(batchv1alpha1.Pending))
+			g.Expect(condition(cur, batchv1alpha1.ReconcilingCondition)).NotTo(BeNil())
+		}, framework.Timeout, framework.Interval).Should(Succeed())
+		Consistently(func(g Gomega) {
+			g.Expect(jobPods(ctx, g, job)).To(BeEmpty())
+		}, framework.ConsistentlyDuration, framework.Interval).Should(Succeed())
+
+		pg.Status.Phase = schedulingv1beta1.PodGroupInqueue
+		Expect(fw.Client.Status().Update(ctx, pg)).To(Succeed())
+		Eventually(func(g Gomega) {
+			pods := jobPods(ctx, g, job)
+			g.Expect(podNames(pods)).To(Equal([]string{"gang-worker-0", "gang-worker-1"}))
+			g.Expect(pods[0].Spec.SchedulerName).To(Equal("volcano"))
+		}, framework.Timeout, framework.Interval).Should(Succeed())
+	})
+
 	It("creates a volcano job's pods once the scheduler admits its PodGroup, and runs it", func(ctx SpecContext) {
 		ns := fw.SpecNamespace("gate")
 		startCalderaWithScheduler(ctx)

@@ -49,7 +49,7 @@ func (noWatch) Watch(context.Context, client.ObjectList, ...client.ListOption) (
 }
 
 // startControllersWith starts a manager with Caldera's controllers, using the manager's client
-// wrapped by funcs (nil: unwrapped), and the suite's binder. It returns a stop function, also
+// wrapped by funcs (nil: unwrapped), and the in-tree scheduler. It returns a stop function, also
 // called at the end of the spec.
 func startControllersWith(ctx context.Context, funcs *interceptor.Funcs) (stop func()) {
 	GinkgoHelper()
@@ -61,7 +61,7 @@ func startControllersWith(ctx context.Context, funcs *interceptor.Funcs) (stop f
 		if err := controllers.Setup(mgr, opts); err != nil {
 			return err
 		}
-		return mgr.Add(&binder{client: mgr.GetClient(), nodes: nodes})
+		return addScheduler(mgr)
 	})
 	Expect(err).NotTo(HaveOccurred())
 	var stopped atomic.Bool

@@ -66,7 +66,7 @@ var _ = Describe("Queue commands", Label("controller:queue"), func() {
 		state := func(g Gomega) schedulingv1beta1.QueueState { return get(g).Status.State }
 
 		// Without the scheduler, the command controller records the request and writes no status.
-		stop := startControllersWith(ctx, nil)
+		stop := startControllersOnly(ctx)
 		issue("close", busv1alpha1.CloseQueueAction)
 		Eventually(func(g Gomega) {
 			g.Expect(get(g).Annotations).To(HaveKeyWithValue(schedulingv1beta1.QueueRequestedStateAnnotationKey, "Closed"))

@@ -18,28 +18,25 @@ package controllers_test
 
 import (
 	"context"
-	"sync/atomic"
+	"sync"
 	"testing"
-	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
 	"github.com/caldera-sh/caldera/controllers"
 	"github.com/caldera-sh/caldera/internal/testing/framework"
 	"github.com/caldera-sh/caldera/internal/testing/wrappers"
+	"github.com/caldera-sh/caldera/scheduler"
 )
 
-// testScheduler is the scheduler name of pods the suite's binder places; the job controller
-// creates them at once, as for any scheduler it does not serve.
-const testScheduler = "test-binder"
+// testScheduler is the scheduler name of the suite's jobs: the one the suite's managers serve with
+// the in-tree scheduler, so that every job goes through its PodGroup's admission (Inqueue) before
+// the controller makes its pods, as users' jobs do.
+const testScheduler = "volcano"
 
 var (
 	fw    *framework.Framework
@@ -68,53 +65,40 @@ var _ = AfterSuite(func() {
 	}
 })
 
-// startControllers starts a manager with Caldera's controllers and the suite's binder for the
+// startControllers starts a manager with Caldera's controllers and the in-tree scheduler for the
 // rest of the spec.
 func startControllers(ctx context.Context) {
 	GinkgoHelper()
 	stop, err := fw.StartManager(ctx, func(mgr ctrl.Manager) error {
-		if err := controllers.Setup(mgr, controllers.Options{SchedulerNames: []string{"volcano"}}); err != nil {
+		if err := controllers.Setup(mgr, controllers.Options{SchedulerNames: []string{testScheduler}}); err != nil {
 			return err
 		}
-		return mgr.Add(&binder{client: mgr.GetClient(), nodes: nodes})
+		return addScheduler(mgr)
 	})
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() { Expect(stop()).To(Succeed()) })
 }
 
-// binder stands in for a scheduler in these specs: it binds every unbound pod, round-robin over
-// the KWOK nodes, through the pods/binding subresource. Scheduling itself is tested in scheduler/.
-type binder struct {
-	client client.Client
-	nodes  []string
-	next   atomic.Int64
+// startControllersOnly starts a manager with Caldera's controllers and no scheduler: PodGroups stay
+// Pending unless the spec admits them. It returns a stop function, also called at the end of the
+// spec.
+func startControllersOnly(ctx context.Context) (stop func()) {
+	GinkgoHelper()
+	stopMgr, err := fw.StartManager(ctx, func(mgr ctrl.Manager) error {
+		return controllers.Setup(mgr, controllers.Options{SchedulerNames: []string{testScheduler}})
+	})
+	Expect(err).NotTo(HaveOccurred())
+	var once sync.Once
+	stop = func() { once.Do(func() { Expect(stopMgr()).To(Succeed()) }) }
+	DeferCleanup(stop)
+	return stop
 }
 
-var _ manager.Runnable = &binder{}
-
-func (b *binder) Start(ctx context.Context) error {
-	tick := time.NewTicker(50 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-tick.C:
-		}
-		pods := &corev1.PodList{}
-		if err := b.client.List(ctx, pods); err != nil {
-			continue
-		}
-		for i := range pods.Items {
-			p := &pods.Items[i]
-			if p.Spec.NodeName != "" || p.DeletionTimestamp != nil {
-				continue
-			}
-			node := b.nodes[int(b.next.Add(1))%len(b.nodes)]
-			_ = b.client.SubResource("binding").Create(ctx, p, &corev1.Binding{
-				ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace},
-				Target:     corev1.ObjectReference{Kind: "Node", Name: node},
-			})
-		}
+// addScheduler adds the in-tree scheduler, serving testScheduler, to mgr.
+func addScheduler(mgr ctrl.Manager) error {
+	s, err := scheduler.New(mgr, scheduler.Options{SchedulerNames: []string{testScheduler}})
+	if err != nil {
+		return err
 	}
+	return mgr.Add(s)
 }
