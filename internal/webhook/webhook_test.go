@@ -53,6 +53,9 @@ func corpus(dir string) []TableEntry {
 		}
 		entries = append(entries, Entry(filepath.Base(f), data, strings.TrimSpace(expect)))
 	}
+	if len(entries) == 0 {
+		panic(fmt.Sprintf("%s holds no .yaml file: the corpus table would test nothing", dir))
+	}
 	return entries
 }
 
