@@ -61,7 +61,7 @@ const (
 )
 
 // JobReconciler runs batch.volcano.sh Jobs: it gathers a job's pods, PodGroup, Commands and the
-// changes its informers saw, asks internal/lifecycle what happened and what to do, and makes
+// changes its informers saw, asks internal/job/lifecycle what happened and what to do, and makes
 // the API match: pods, the PodGroup, the plugins' objects and claims, and the job's status and
 // conditions, written once at the end.
 type JobReconciler struct {

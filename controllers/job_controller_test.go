@@ -38,7 +38,7 @@ import (
 	busv1alpha1 "github.com/caldera-sh/caldera/api/bus/v1alpha1"
 	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
 	"github.com/caldera-sh/caldera/controllers"
-	"github.com/caldera-sh/caldera/internal/naming"
+	"github.com/caldera-sh/caldera/internal/job/naming"
 	"github.com/caldera-sh/caldera/internal/testing/framework"
 	"github.com/caldera-sh/caldera/internal/testing/wrappers"
 )

@@ -37,11 +37,11 @@ import (
 	batchv1alpha1 "github.com/caldera-sh/caldera/api/batch/v1alpha1"
 	busv1alpha1 "github.com/caldera-sh/caldera/api/bus/v1alpha1"
 	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
-	"github.com/caldera-sh/caldera/internal/jobplugins"
-	"github.com/caldera-sh/caldera/internal/jobpods"
-	"github.com/caldera-sh/caldera/internal/lifecycle"
-	"github.com/caldera-sh/caldera/internal/naming"
-	"github.com/caldera-sh/caldera/internal/validation"
+	"github.com/caldera-sh/caldera/internal/job/lifecycle"
+	"github.com/caldera-sh/caldera/internal/job/naming"
+	jobplugins "github.com/caldera-sh/caldera/internal/job/plugins"
+	jobpods "github.com/caldera-sh/caldera/internal/job/pods"
+	"github.com/caldera-sh/caldera/internal/job/validation"
 )
 
 // jobRun is one reconcile of one job: what it observed and what it decided.

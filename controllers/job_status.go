@@ -24,7 +24,7 @@ import (
 	"k8s.io/utils/clock"
 
 	batchv1alpha1 "github.com/caldera-sh/caldera/api/batch/v1alpha1"
-	"github.com/caldera-sh/caldera/internal/lifecycle"
+	"github.com/caldera-sh/caldera/internal/job/lifecycle"
 )
 
 // ownedJobConditions are the condition types the job controller writes.

@@ -29,7 +29,7 @@ import (
 
 	batchv1alpha1 "github.com/caldera-sh/caldera/api/batch/v1alpha1"
 	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
-	"github.com/caldera-sh/caldera/internal/lifecycle"
+	"github.com/caldera-sh/caldera/internal/job/lifecycle"
 )
 
 // Policies is the CEL side of lifecycle policies.

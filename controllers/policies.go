@@ -25,11 +25,11 @@ import (
 	"k8s.io/utils/clock"
 
 	batchv1alpha1 "github.com/caldera-sh/caldera/api/batch/v1alpha1"
-	"github.com/caldera-sh/caldera/internal/celpolicy"
-	"github.com/caldera-sh/caldera/internal/lifecycle"
+	"github.com/caldera-sh/caldera/internal/job/lifecycle"
+	celpolicy "github.com/caldera-sh/caldera/internal/job/policy"
 )
 
-// CELPolicies evaluates lifecycle-policy conditions with the CEL engine of internal/celpolicy.
+// CELPolicies evaluates lifecycle-policy conditions with the CEL engine of internal/job/policy.
 type CELPolicies struct {
 	Engine *celpolicy.Engine
 	Clock  clock.PassiveClock

@@ -29,7 +29,7 @@ import (
 
 	busv1alpha1 "github.com/caldera-sh/caldera/api/bus/v1alpha1"
 	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
-	"github.com/caldera-sh/caldera/internal/lifecycle"
+	"github.com/caldera-sh/caldera/internal/job/lifecycle"
 )
 
 // QueueCommandReconciler takes OpenQueue and CloseQueue Commands (what `vcctl queue operate -a

@@ -62,7 +62,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
-	"github.com/caldera-sh/caldera/internal/lifecycle"
+	"github.com/caldera-sh/caldera/internal/job/lifecycle"
 	"github.com/caldera-sh/caldera/scheduler/api"
 	"github.com/caldera-sh/caldera/scheduler/cache"
 	"github.com/caldera-sh/caldera/scheduler/framework"

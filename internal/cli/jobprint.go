@@ -27,7 +27,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	batchv1alpha1 "github.com/caldera-sh/caldera/api/batch/v1alpha1"
-	"github.com/caldera-sh/caldera/internal/jobspec"
+	jobspec "github.com/caldera-sh/caldera/internal/job/spec"
 )
 
 // jobListFilter narrows `vcctl job list` as Volcano's flags do.

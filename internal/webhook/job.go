@@ -39,7 +39,7 @@ import (
 
 	batchv1alpha1 "github.com/caldera-sh/caldera/api/batch/v1alpha1"
 	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
-	"github.com/caldera-sh/caldera/internal/validation"
+	"github.com/caldera-sh/caldera/internal/job/validation"
 )
 
 // JobValidator validates batch.volcano.sh Jobs on create and update.

@@ -29,7 +29,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	batchv1alpha1 "github.com/caldera-sh/caldera/api/batch/v1alpha1"
-	"github.com/caldera-sh/caldera/internal/celpolicy"
+	celpolicy "github.com/caldera-sh/caldera/internal/job/policy"
 )
 
 // JobValidatePath is where the API server sends Job admission reviews.
