@@ -224,7 +224,8 @@ func TestChartTemplate(t *testing.T) {
 				sa = v.str("", "serviceAccount", "name")
 			}
 			replicas := int32(v.num(2, "replicas"))
-			checkHardened(t, r, hardening{namespace: namespace, serviceAccount: sa, replicas: replicas, pdb: replicas > 1})
+			webhookCert := v.boolean(true, "webhook", "enabled") && !v.boolean(false, "webhook", "certManager")
+			checkHardened(t, r, hardening{namespace: namespace, serviceAccount: sa, replicas: replicas, pdb: replicas > 1, webhookCert: webhookCert})
 
 			if got := len(r.kind("CustomResourceDefinition")); got != 4 {
 				t.Errorf("%d CRDs, want 4", got)
@@ -383,11 +384,15 @@ func TestChartTemplate(t *testing.T) {
 				}
 			}
 
-			// The chart's ClusterRole and Role are config/rbac's.
-			for _, role := range []struct{ kind, name, file string }{
+			// The chart's ClusterRole and Roles are config/rbac's.
+			roles := []struct{ kind, name, file string }{
 				{"ClusterRole", fullname, "role.yaml"},
 				{"Role", fullname + "-leader-election", "leader_election_role.yaml"},
-			} {
+			}
+			if webhookCert {
+				roles = append(roles, struct{ kind, name, file string }{"Role", fullname + "-webhook-cert", "webhook_cert_role.yaml"})
+			}
+			for _, role := range roles {
 				obj := r.get(role.kind, role.name)
 				if obj == nil {
 					t.Errorf("no %s %s", role.kind, role.name)
@@ -440,13 +445,14 @@ func TestKustomize(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := index(t, objs)
-	checkHardened(t, r, hardening{namespace: namespace, serviceAccount: "caldera-manager", replicas: 2, pdb: true})
+	checkHardened(t, r, hardening{namespace: namespace, serviceAccount: "caldera-manager", replicas: 2, pdb: true, webhookCert: true})
 	if got := len(r.kind("CustomResourceDefinition")); got != 4 {
 		t.Errorf("%d CRDs, want 4", got)
 	}
 	for _, role := range []struct{ kind, name, file string }{
 		{"ClusterRole", "caldera-manager", "role.yaml"},
 		{"Role", "caldera-leader-election", "leader_election_role.yaml"},
+		{"Role", "caldera-webhook-cert", "webhook_cert_role.yaml"},
 	} {
 		obj := r.get(role.kind, role.name)
 		if obj == nil {
@@ -485,6 +491,8 @@ type hardening struct {
 	serviceAccount string
 	replicas       int32
 	pdb            bool
+	// webhookCert: the manager keeps the webhook's certificate Secret, with a Role of its own.
+	webhookCert bool
 }
 
 // checkHardened checks the properties every install of Caldera has.
@@ -724,8 +732,12 @@ func checkRBAC(t *testing.T, r *objects, want hardening) {
 	}
 	for _, kind := range []string{"ClusterRole", "Role"} {
 		roles := slices.DeleteFunc(r.kind(kind), func(u unstructured.Unstructured) bool { return isMetricsReader(&u) })
-		if len(roles) != 1 {
-			t.Errorf("%d %ss, want 1", len(roles), kind)
+		wantRoles := 1
+		if kind == "Role" && want.webhookCert {
+			wantRoles = 2 // leader election, and the webhook certificate's Secret
+		}
+		if len(roles) != wantRoles {
+			t.Errorf("%d %ss, want %d", len(roles), kind, wantRoles)
 		}
 		for _, u := range roles {
 			if !bound[kind+"/"+u.GetName()] {

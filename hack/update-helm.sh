@@ -26,3 +26,8 @@ role() {
 
 role config/rbac/role.yaml ClusterRole "" false >"$chart/templates/clusterrole.yaml"
 role config/rbac/leader_election_role.yaml Role -leader-election true >"$chart/templates/leader-election-role.yaml"
+{
+	echo '{{- if and .Values.webhook.enabled (not .Values.webhook.certManager) }}'
+	role config/rbac/webhook_cert_role.yaml Role -webhook-cert true
+	echo '{{- end }}'
+} >"$chart/templates/webhook-cert-role.yaml"

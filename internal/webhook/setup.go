@@ -55,7 +55,7 @@ type Options struct {
 	Policies func(job *batchv1alpha1.Job) field.ErrorList
 }
 
-// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create;update;patch
+// The certificate's Secret is in the manager's namespace: config/rbac/webhook_cert_role.yaml.
 // +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingwebhookconfigurations,verbs=get;list;watch;update;patch
 
 // Setup registers the Job validator with the manager's webhook server. With ManageCerts, the
