@@ -18,6 +18,7 @@ package scheduler
 
 import (
 	"context"
+	"strings"
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
@@ -112,7 +113,9 @@ func (s *Scheduler) runPodWorkers(ctx context.Context, n int, wg *sync.WaitGroup
 }
 
 // bind binds a pod through the pods/binding subresource. A failed bind is forgotten, so the
-// pod is pending again and the next cycle places it anew.
+// pod is pending again and the next cycle places it anew; but a bind refused for a reason this
+// version of the pod will not outgrow (see refusedForGood) holds the pod until it changes, with
+// one event saying why, so that it is not retried cycle after cycle.
 func (s *Scheduler) bind(ctx context.Context, w podWork) {
 	binding := &corev1.Binding{
 		ObjectMeta: metav1.ObjectMeta{Namespace: w.namespace, Name: w.name, UID: w.uid},
@@ -123,15 +126,44 @@ func (s *Scheduler) bind(ctx context.Context, w podWork) {
 		s.bindsDone.Add(1)
 		return
 	}
-	s.cache.ForgetBind(w.uid)
-	if apierrors.IsNotFound(err) || ctx.Err() != nil {
+	if ctx.Err() != nil {
+		s.cache.ForgetBind(w.uid)
 		return
 	}
+	if refusedForGood(err) {
+		rv := ""
+		if w.pod != nil {
+			rv = w.pod.ResourceVersion
+		}
+		s.cache.RefuseBind(w.uid, rv)
+		if apierrors.IsNotFound(err) {
+			return
+		}
+		metrics.UpdateScheduleAttempts(metrics.ResultError, 1)
+		s.log.Info("the API server refused a bind; the pod is held until it changes", "pod", w.namespace+"/"+w.name, "node", w.node, "error", err.Error())
+		if w.pod != nil {
+			s.recorder.Eventf(w.pod, nil, corev1.EventTypeWarning, "FailedBinding", "Binding", "binding to node %s was refused; the pod waits until it changes: %v", w.node, err)
+		}
+		return
+	}
+	s.cache.ForgetBind(w.uid)
 	metrics.UpdateScheduleAttempts(metrics.ResultError, 1)
 	s.log.Error(err, "binding a pod failed; it will be placed again", "pod", w.namespace+"/"+w.name, "node", w.node)
 	if w.pod != nil {
 		s.recorder.Eventf(w.pod, nil, corev1.EventTypeWarning, "FailedBinding", "Binding", "binding to node %s failed: %v", w.node, err)
 	}
+}
+
+// refusedForGood reports whether the API server refused a bind for a reason that will not
+// change until the pod does: the pod is gone (NotFound, or a UID precondition Conflict), bound
+// already (Conflict), or not bindable as it is (Invalid, e.g. it has scheduling gates).
+// Transient refusals (timeouts, throttling, server errors) are not.
+func refusedForGood(err error) bool {
+	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) || apierrors.IsInvalid(err) || apierrors.IsGone(err) {
+		return true
+	}
+	// Whatever status the API server words it with, a gated pod stays unbindable until it changes.
+	return strings.Contains(err.Error(), "schedulingGates") || strings.Contains(err.Error(), "already assigned")
 }
 
 // evict deletes a victim pod (guarded by its UID) and records why on the pod.

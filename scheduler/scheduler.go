@@ -414,19 +414,23 @@ func (s *Scheduler) podGroupStatuses(ssn *framework.Session) int {
 }
 
 // failure records when a job was last tried without success and the capacity epoch then.
+// held marks a gang held by scheduling gates (or refused binds): only a change to the job can
+// help it, so neither time nor freed room brings it back.
 type failure struct {
 	at    time.Time
 	epoch uint64
+	held  bool
 }
 
 // deferredJobs returns the jobs needing attention that failed less than SchedulePeriod ago,
-// have not changed since and for which no room was freed since.
+// have not changed since and for which no room was freed since, and the gangs held by
+// scheduling gates that have not changed since.
 func (s *Scheduler) deferredJobs(now time.Time, epoch uint64) map[api.JobID]struct{} {
 	out := map[api.JobID]struct{}{}
 	for id, f := range s.failures {
 		_, pending := s.snapshot.Pending[id]
 		_, updated := s.snapshot.Updated[id]
-		if !pending || updated || f.epoch != epoch || now.Sub(f.at) >= s.opts.SchedulePeriod {
+		if !pending || updated || !f.held && (f.epoch != epoch || now.Sub(f.at) >= s.opts.SchedulePeriod) {
 			delete(s.failures, id)
 			continue
 		}
@@ -437,7 +441,8 @@ func (s *Scheduler) deferredJobs(now time.Time, epoch uint64) map[api.JobID]stru
 
 // rememberFailures records the jobs the cycle worked on that still need attention. A job that
 // holds placements it was not ready to use (a pipelined job reserving resources) is not deferred:
-// it must keep its reservation every cycle.
+// it must keep its reservation every cycle. A gang held by scheduling gates is deferred until it
+// changes (a gate removed is a pod update).
 func (s *Scheduler) rememberFailures(ssn *framework.Session, now time.Time, epoch uint64) {
 	for _, id := range ssn.Attempted() {
 		j, ok := ssn.Jobs[id]
@@ -446,7 +451,9 @@ func (s *Scheduler) rememberFailures(ssn *framework.Session, now time.Time, epoc
 		}
 		view := committedView(ssn, j)
 		reserving := view != j || j.WaitingTaskNum() > 0
-		if !reserving && (view.HasPendingTasks() || j.Phase == schedulingv1beta1.PodGroupPending) {
+		if !reserving && view.HeldByGates() {
+			s.failures[id] = failure{at: now, epoch: epoch, held: true}
+		} else if !reserving && (view.HasPendingTasks() || j.Phase == schedulingv1beta1.PodGroupPending) {
 			s.failures[id] = failure{at: now, epoch: epoch}
 		} else {
 			delete(s.failures, id)

@@ -73,6 +73,9 @@ type JobInfo struct {
 
 	counts            [numStatuses]int32
 	pendingBestEffort int32
+	// heldValid counts the held tasks that still count as valid: those held only by Volcano's
+	// queue-allocation gate.
+	heldValid int32
 	// owned marks the tasks this copy may change; the others are shared with the copy it was
 	// made from and are replaced by a private copy (OwnTask) before any change.
 	owned map[TaskID]bool
@@ -154,6 +157,10 @@ func (j *JobInfo) account(t *TaskInfo, sign int32) {
 		} else {
 			j.Allocated.Sub(t.Resreq)
 		}
+	case t.Status == Gated:
+		if HeldValid(t) {
+			j.heldValid += sign
+		}
 	case t.Status == Pending:
 		if t.BestEffort {
 			j.pendingBestEffort += sign
@@ -181,9 +188,27 @@ func (j *JobInfo) PendingBestEffortNum() int32 { return j.pendingBestEffort }
 // WaitingTaskNum is the number of pipelined tasks.
 func (j *JobInfo) WaitingTaskNum() int32 { return j.counts[Pipelined] }
 
-// ValidTaskNum is the number of tasks that are, or may still become, placed.
+// ValidTaskNum is the number of tasks that are, or may still become, placed. Held tasks
+// (status Gated) do not count, but for those held only by Volcano's queue-allocation gate (see
+// HeldValid), as Volcano counts them.
 func (j *JobInfo) ValidTaskNum() int32 {
-	return j.counts[Pending] + j.counts[Pipelined] + j.ReadyTaskNum()
+	return j.counts[Pending] + j.counts[Pipelined] + j.ReadyTaskNum() + j.heldValid
+}
+
+// GatedTaskNum is the number of held tasks (status Gated): pods with scheduling gates, or whose
+// bind the API server refused.
+func (j *JobInfo) GatedTaskNum() int32 { return j.counts[Gated] }
+
+// HeldByGates reports whether held tasks keep the job from being valid: without them it has
+// fewer valid tasks than its minimum. Such a job can do nothing until one of its pods changes.
+func (j *JobInfo) HeldByGates() bool {
+	return j.counts[Gated] > 0 && j.ValidTaskNum() < j.MinAvailable
+}
+
+// HeldValid reports whether a held task still counts as valid for its gang: it is held only by
+// Volcano's queue-allocation gate, which is lifted when the queue has room.
+func HeldValid(t *TaskInfo) bool {
+	return t.Status == Gated && t.Pod != nil && len(t.Pod.Spec.SchedulingGates) > 0 && !ForeignGated(t.Pod) && t.Pod.Spec.NodeName == ""
 }
 
 // HasPendingTasks reports whether a task waits to be placed.
@@ -197,7 +222,7 @@ func (j *JobInfo) RoleCounts() (ready, valid map[string]int32) {
 		case AllocatedStatus(t.Status) || t.Status == Succeeded:
 			ready[t.TaskRole]++
 			valid[t.TaskRole]++
-		case t.Status == Pending || t.Status == Pipelined:
+		case t.Status == Pending || t.Status == Pipelined || HeldValid(t):
 			valid[t.TaskRole]++
 		}
 	}

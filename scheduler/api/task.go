@@ -61,10 +61,44 @@ const (
 	Failed
 	// Unknown: the pod's state is not known.
 	Unknown
+	// Gated: not placed and held back: the pod has scheduling gates (spec.schedulingGates), or
+	// the API server refused its bind for a reason this version of the pod will not outgrow.
+	// A held task is never placed; it is pending again when the pod changes.
+	Gated
 	numStatuses
 )
 
-var statusNames = [...]string{"Pending", "Allocated", "Pipelined", "Binding", "Bound", "Running", "Releasing", "Succeeded", "Failed", "Unknown"}
+var statusNames = [...]string{"Pending", "Allocated", "Pipelined", "Binding", "Bound", "Running", "Releasing", "Succeeded", "Failed", "Unknown", "Gated"}
+
+// QueueAllocationGate is the scheduling gate Volcano (v1.15) puts on pods to hold them until
+// their queue has room for them. A pod held only by it counts toward its gang's valid tasks, as
+// Volcano counts it; any other gate is foreign and the pod does not count.
+const QueueAllocationGate = "scheduling.volcano.sh/queue-allocation-gate"
+
+// SchedulingGates returns the names of a pod's scheduling gates.
+func SchedulingGates(pod *corev1.Pod) []string {
+	if pod == nil || len(pod.Spec.SchedulingGates) == 0 {
+		return nil
+	}
+	out := make([]string, len(pod.Spec.SchedulingGates))
+	for i, g := range pod.Spec.SchedulingGates {
+		out[i] = g.Name
+	}
+	return out
+}
+
+// ForeignGated reports whether a pod carries a scheduling gate other than QueueAllocationGate.
+func ForeignGated(pod *corev1.Pod) bool {
+	if pod == nil {
+		return false
+	}
+	for _, g := range pod.Spec.SchedulingGates {
+		if g.Name != QueueAllocationGate {
+			return true
+		}
+	}
+	return false
+}
 
 // String returns the status's name.
 func (s TaskStatus) String() string {
@@ -254,6 +288,9 @@ func PodStatus(pod *corev1.Pod) TaskStatus {
 			return Releasing
 		}
 		if pod.Spec.NodeName == "" {
+			if len(pod.Spec.SchedulingGates) > 0 {
+				return Gated
+			}
 			return Pending
 		}
 		return Bound

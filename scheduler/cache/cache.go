@@ -65,6 +65,9 @@ type Cache struct {
 	evicting     map[types.UID]bool
 	nominated    map[types.UID]string
 	assumedPhase map[api.JobID]assumedPhase
+	// refused holds, per pod whose bind the API server refused for good, the pod's resource
+	// version then: that version of the pod is held (status Gated) and not placed again.
+	refused map[types.UID]string
 
 	dirtyNodes  map[string]struct{}
 	dirtyJobs   map[api.JobID]struct{}
@@ -97,6 +100,7 @@ func New(schedulerNames []string, defaultQueue string) *Cache {
 		evicting:        map[types.UID]bool{},
 		nominated:       map[types.UID]string{},
 		assumedPhase:    map[api.JobID]assumedPhase{},
+		refused:         map[types.UID]string{},
 		dirtyNodes:      map[string]struct{}{},
 		dirtyJobs:       map[api.JobID]struct{}{},
 		dirtyQueues:     map[string]struct{}{},
@@ -457,6 +461,7 @@ func (c *Cache) DeletePod(uid types.UID) {
 	delete(c.assumed, uid)
 	delete(c.evicting, uid)
 	delete(c.nominated, uid)
+	delete(c.refused, uid)
 	c.kick()
 }
 
@@ -526,6 +531,15 @@ func (c *Cache) addPodLocked(pod *corev1.Pod, prev *api.TaskInfo) bool {
 	}
 	if c.evicting[pod.UID] && api.OccupiesNode(status) {
 		status = api.Releasing
+	}
+	if rv, ok := c.refused[pod.UID]; ok {
+		switch {
+		case rv != pod.ResourceVersion || status != api.Pending:
+			// The pod changed since its bind was refused: it may be placed again.
+			delete(c.refused, pod.UID)
+		default:
+			status = api.Gated
+		}
 	}
 	relevant := status == api.Pending || status == api.Succeeded || status == api.Failed || status == api.Releasing
 	var resreq *api.Resource
@@ -650,6 +664,37 @@ func (c *Cache) ForgetBind(uid types.UID) {
 	}
 	c.removePodLocked(uid)
 	c.addPodLocked(cur.Pod, cur)
+	c.capacityEpoch++
+	c.kick()
+}
+
+// RefuseBind undoes Assume for a task whose bind the API server refused for a reason the pod
+// will not outgrow by itself (it is gated, gone, or bound already): the task is held (status
+// Gated) until a version of the pod other than resourceVersion, the one the bind was decided
+// on, is seen. No room is reported freed for the task's own sake, so its job is not retried
+// at once.
+func (c *Cache) RefuseBind(uid types.UID, resourceVersion string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.assumed[uid]; !ok {
+		return
+	}
+	delete(c.assumed, uid)
+	id, ok := c.podJob[uid]
+	if !ok {
+		return
+	}
+	j := c.jobs[id]
+	cur, ok := j.Tasks[uid]
+	if !ok || cur.Status != api.Binding {
+		return
+	}
+	if cur.Pod.ResourceVersion == resourceVersion {
+		c.refused[uid] = resourceVersion
+	}
+	c.removePodLocked(uid)
+	c.addPodLocked(cur.Pod, cur)
+	// The node's room the task held is free again for other jobs.
 	c.capacityEpoch++
 	c.kick()
 }

@@ -383,3 +383,54 @@ func itoa(i int) string {
 	}
 	return itoa(i/10) + digits[i%10:i%10+1]
 }
+
+func TestRefusedBindHoldsUntilThePodChanges(t *testing.T) {
+	node := st.MakeNode("n1", "4", "8Gi").Obj()
+	pg := st.MakePodGroup("ns", "pg", 1).Phase(schedulingv1beta1.PodGroupInqueue).Obj()
+	p1 := st.MakePod("ns", "p1").Group("pg").Req("1", "").Obj()
+	p1.ResourceVersion = "7"
+	c := st.NewCache(t, node, pg, p1)
+	s := snapshot.New()
+	c.UpdateSnapshot(s)
+	task := s.Jobs["ns/pg"].Tasks[p1.UID].Clone()
+	task.NodeName = "n1"
+	c.Assume([]*api.TaskInfo{task})
+
+	// Refused for version 7: the task is held (the job with it) and off the node.
+	c.RefuseBind(p1.UID, "7")
+	c.UpdateSnapshot(s)
+	got := viewOf(s)
+	if diff := cmp.Diff(map[string]string{"p1": "Gated@"}, got.Jobs["ns/pg"].Tasks); diff != "" {
+		t.Fatalf("after the refused bind (-want +got):\n%s", diff)
+	}
+	if !s.Jobs["ns/pg"].HeldByGates() {
+		t.Fatalf("the job is not held after the refused bind")
+	}
+	if got.Nodes["n1"].Pods != 0 {
+		t.Fatalf("node n1 holds %d pods after the refused bind, want 0", got.Nodes["n1"].Pods)
+	}
+	// The same version again (a resync) keeps it held.
+	c.AddPod(p1.DeepCopy())
+	c.UpdateSnapshot(s)
+	if got := viewOf(s).Jobs["ns/pg"].Tasks["p1"]; got != "Gated@" {
+		t.Fatalf("p1 after a resync = %s, want Gated@", got)
+	}
+	// A new version may be placed again.
+	changed := p1.DeepCopy()
+	changed.ResourceVersion = "8"
+	c.AddPod(changed)
+	c.UpdateSnapshot(s)
+	if got := viewOf(s).Jobs["ns/pg"].Tasks["p1"]; got != "Pending@" {
+		t.Fatalf("p1 after it changed = %s, want Pending@", got)
+	}
+
+	// A refusal decided on an older version than the cache holds does not hold the pod.
+	task = s.Jobs["ns/pg"].Tasks[p1.UID].Clone()
+	task.NodeName = "n1"
+	c.Assume([]*api.TaskInfo{task})
+	c.RefuseBind(p1.UID, "7")
+	c.UpdateSnapshot(s)
+	if got := viewOf(s).Jobs["ns/pg"].Tasks["p1"]; got != "Pending@" {
+		t.Fatalf("p1 after a refusal of an older version = %s, want Pending@", got)
+	}
+}

@@ -272,13 +272,13 @@ func (s *Snapshot) RemoveQueue(name string) {
 	}
 }
 
-// NeedsAttention reports whether a job has work for the scheduler: a task to place or a
-// PodGroup to admit.
+// NeedsAttention reports whether a job has work for the scheduler: a task to place, a PodGroup
+// to admit, or a gang held by scheduling gates to explain.
 func NeedsAttention(j *api.JobInfo) bool {
 	if !j.Schedulable() {
 		return false
 	}
-	return j.HasPendingTasks() || j.Phase == schedulingv1beta1.PodGroupPending || j.Phase == ""
+	return j.HasPendingTasks() || j.HeldByGates() || j.Phase == schedulingv1beta1.PodGroupPending || j.Phase == ""
 }
 
 func contributionOf(j *api.JobInfo) *jobContribution {

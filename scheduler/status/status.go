@@ -31,7 +31,7 @@ import (
 // Phase is a PodGroup's phase after a cycle:
 //   - Unknown when some of its pods run but the gang was found unschedulable this cycle;
 //   - Running when at least minMember (and at least one) pods are placed or done, or Completed
-//     when every placed pod has succeeded and none waits;
+//     when every placed pod has succeeded and none waits (gated pods wait too);
 //   - otherwise it stays Inqueue if admitted, and is Pending if not.
 func Phase(j *api.JobInfo, unschedulable bool) schedulingv1beta1.PodGroupPhase {
 	if j.Count(api.Running) > 0 && unschedulable {
@@ -39,7 +39,7 @@ func Phase(j *api.JobInfo, unschedulable bool) schedulingv1beta1.PodGroupPhase {
 	}
 	placed := j.ReadyTaskNum()
 	if placed > 0 && placed >= j.MinAvailable {
-		if j.Count(api.Succeeded) == placed && j.Count(api.Pending) == 0 {
+		if j.Count(api.Succeeded) == placed && j.Count(api.Pending) == 0 && j.GatedTaskNum() == 0 {
 			return schedulingv1beta1.PodGroupCompleted
 		}
 		return schedulingv1beta1.PodGroupRunning

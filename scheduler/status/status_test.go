@@ -54,6 +54,8 @@ func TestPhase(t *testing.T) {
 		"running job lost pods, stays admitted":   {job: job(3, "Running", api.Running, api.Pending, api.Pending), want: "Inqueue"},
 		"all placed pods succeeded":               {job: job(2, "Running", api.Succeeded, api.Succeeded), want: "Completed"},
 		"some still running":                      {job: job(2, "Running", api.Succeeded, api.Running), want: "Running"},
+		"succeeded, one pod still gated":          {job: job(2, "Running", api.Succeeded, api.Succeeded, api.Gated), want: "Running"},
+		"admitted, one of two gated":              {job: job(2, "Inqueue", api.Pending, api.Gated), want: "Inqueue"},
 		"minMember 0 without pods is not running": {job: job(0, "Inqueue"), want: "Inqueue"},
 	}
 	for name, tc := range cases {

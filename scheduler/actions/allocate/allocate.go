@@ -55,7 +55,7 @@ func (a *action) Execute(ssn *framework.Session) {
 			ssn.SetJobPhase(j, schedulingv1beta1.PodGroupInqueue)
 			ssn.MarkAttempted(j)
 		}
-		if !hasPendingWork(j) {
+		if !hasPendingWork(j) && !j.HeldByGates() {
 			continue
 		}
 		ssn.MarkAttempted(j)

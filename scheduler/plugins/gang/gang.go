@@ -80,8 +80,17 @@ func (p *plugin) OnSessionOpen(ssn *framework.Session) {
 	ssn.AddReclaimableFn(Name, victims)
 }
 
-// Valid fails a job that cannot reach its minimum with the tasks it has.
+// Valid fails a job that cannot reach its minimum with the tasks it has. Pods held by
+// scheduling gates other than Volcano's queue-allocation gate do not count, as in Volcano: the
+// gang waits whole until they are released.
 func Valid(j *api.JobInfo) *framework.ValidateResult {
+	if j.HeldByGates() {
+		return &framework.ValidateResult{
+			Reason: schedulingv1beta1.NotEnoughPodsReason,
+			Message: fmt.Sprintf("%s; the gang waits whole: %d of minMember %d pods may be scheduled",
+				HeldNote(j), j.ValidTaskNum(), j.MinAvailable),
+		}
+	}
 	if valid := j.ValidTaskNum(); valid < j.MinAvailable {
 		return &framework.ValidateResult{
 			Reason:  schedulingv1beta1.NotEnoughPodsReason,
@@ -195,7 +204,7 @@ func (p *plugin) OnSessionClose(ssn *framework.Session) {
 			continue
 		}
 		admitted := j.Phase != schedulingv1beta1.PodGroupPending
-		if admitted && !j.HasPendingTasks() && j.WaitingTaskNum() == 0 {
+		if admitted && !j.HasPendingTasks() && j.WaitingTaskNum() == 0 && j.GatedTaskNum() == 0 {
 			// Admitted and waiting for its pods to be created: nothing to explain yet.
 			continue
 		}
@@ -221,8 +230,10 @@ func Message(j *api.JobInfo, d *framework.JobDiagnosis) string {
 	}
 	var why []string
 	// Pods of a PodGroup not yet admitted may not exist yet: their absence explains nothing.
-	if v := Valid(j); v != nil && j.Phase != schedulingv1beta1.PodGroupPending {
+	if v := Valid(j); v != nil && (j.Phase != schedulingv1beta1.PodGroupPending || j.HeldByGates()) {
 		why = append(why, v.Message)
+	} else if j.GatedTaskNum() > 0 {
+		why = append(why, HeldNote(j))
 	}
 	if d != nil {
 		why = append(why, d.Reasons...)
@@ -256,6 +267,48 @@ func Message(j *api.JobInfo, d *framework.JobDiagnosis) string {
 		}
 	}
 	return fmt.Sprintf("%d/%d tasks in gang unschedulable: %s", missing, len(j.Tasks), strings.Join(why, "; "))
+}
+
+// HeldNote says which of a job's pods are held (task status Gated) and by what, e.g.
+// "2 pods are held by scheduling gates (example.com/a, example.com/b)"; pods whose bind the API
+// server refused are named apart. It is empty when no pod is held.
+func HeldNote(j *api.JobInfo) string {
+	gated, refused := 0, 0
+	names := map[string]struct{}{}
+	for _, t := range j.Tasks {
+		if t.Status != api.Gated {
+			continue
+		}
+		gates := api.SchedulingGates(t.Pod)
+		if len(gates) == 0 {
+			refused++
+			continue
+		}
+		gated++
+		for _, g := range gates {
+			names[g] = struct{}{}
+		}
+	}
+	var parts []string
+	if gated > 0 {
+		list := make([]string, 0, len(names))
+		for n := range names {
+			list = append(list, n)
+		}
+		sort.Strings(list)
+		parts = append(parts, fmt.Sprintf("%s held by scheduling gates (%s)", pods(gated), strings.Join(list, ", ")))
+	}
+	if refused > 0 {
+		parts = append(parts, fmt.Sprintf("%s held until changed: the API server refused the bind", pods(refused)))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func pods(n int) string {
+	if n == 1 {
+		return "1 pod is"
+	}
+	return fmt.Sprintf("%d pods are", n)
 }
 
 func sortedRoles(m map[string]int32) []string {

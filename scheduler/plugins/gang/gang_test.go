@@ -21,6 +21,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
 
 	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
 	"github.com/caldera-sh/caldera/scheduler/api"
@@ -162,6 +163,72 @@ func TestMessage(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			if diff := cmp.Diff(tc.want, Message(tc.job, tc.d)); diff != "" {
 				t.Errorf("mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestHeldByGatesMessages(t *testing.T) {
+	gated := func(j *api.JobInfo, name string, gates ...string) {
+		pod := &corev1.Pod{}
+		pod.Name = name
+		for _, g := range gates {
+			pod.Spec.SchedulingGates = append(pod.Spec.SchedulingGates, corev1.PodSchedulingGate{Name: g})
+		}
+		req := api.Resource{MilliCPU: 1000}
+		j.AddTask(&api.TaskInfo{UID: api.TaskID(name), Name: name, Job: j.UID, TaskRole: "worker", Status: api.Gated, Resreq: &req, Pod: pod})
+	}
+	cases := map[string]struct {
+		job         func() *api.JobInfo
+		wantValid   string
+		wantMessage string
+	}{
+		"one of two gated": {
+			job:         func() *api.JobInfo { j := job(2, []api.TaskStatus{P}); gated(j, "g1", "example.com/hold"); return j },
+			wantValid:   "1 pod is held by scheduling gates (example.com/hold); the gang waits whole: 1 of minMember 2 pods may be scheduled",
+			wantMessage: "2/2 tasks in gang unschedulable: 1 pod is held by scheduling gates (example.com/hold); the gang waits whole: 1 of minMember 2 pods may be scheduled",
+		},
+		"two gated by two gates, one pod refused": {
+			job: func() *api.JobInfo {
+				j := job(3, []api.TaskStatus{P})
+				gated(j, "g1", "b.example.com/x")
+				gated(j, "g2", "a.example.com/y", "b.example.com/x")
+				gated(j, "r1")
+				return j
+			},
+			wantValid: "2 pods are held by scheduling gates (a.example.com/y, b.example.com/x); 1 pod is held until changed: the API server refused the bind; " +
+				"the gang waits whole: 1 of minMember 3 pods may be scheduled",
+			wantMessage: "3/4 tasks in gang unschedulable: 2 pods are held by scheduling gates (a.example.com/y, b.example.com/x); 1 pod is held until changed: the API server refused the bind; " +
+				"the gang waits whole: 1 of minMember 3 pods may be scheduled",
+		},
+		"queue-allocation gate counts as valid": {
+			job: func() *api.JobInfo {
+				j := job(2, []api.TaskStatus{P})
+				gated(j, "g1", api.QueueAllocationGate)
+				return j
+			},
+			wantMessage: "2/2 tasks in gang unschedulable: 1 pod is held by scheduling gates (" + api.QueueAllocationGate + ")",
+		},
+		"a gated pod beyond minMember": {
+			job:         func() *api.JobInfo { j := job(1, []api.TaskStatus{P}); gated(j, "g1", "example.com/hold"); return j },
+			wantMessage: "1/2 tasks in gang unschedulable: 1 pod is held by scheduling gates (example.com/hold)",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			j := tc.job()
+			got := ""
+			if v := Valid(j); v != nil {
+				got = v.Message
+				if v.Reason != schedulingv1beta1.NotEnoughPodsReason {
+					t.Errorf("Valid().Reason = %q, want %q", v.Reason, schedulingv1beta1.NotEnoughPodsReason)
+				}
+			}
+			if diff := cmp.Diff(tc.wantValid, got); diff != "" {
+				t.Errorf("Valid() (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.wantMessage, Message(j, nil)); diff != "" {
+				t.Errorf("Message() (-want +got):\n%s", diff)
 			}
 		})
 	}
