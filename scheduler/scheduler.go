@@ -29,6 +29,8 @@ limitations under the License.
 //  4. close the session: plugins conclude (the gang plugin words why a gang is unschedulable);
 //  5. work out the PodGroup statuses of the jobs that changed or were worked on, remember the
 //     decided phases in the cache, and hand the statuses that differ to the status workers;
+//     likewise the PodScheduled=False condition of the pending pods of the jobs worked on
+//     (reason Unschedulable when no node fits, WaitingForQueue when only the queue holds them);
 //  6. likewise for the queues' statuses.
 //
 // A cycle starts when the cluster changes (at most every MinCycleInterval) and at least every
@@ -75,6 +77,7 @@ import (
 
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;delete
 // +kubebuilder:rbac:groups="",resources=pods/binding,verbs=create
+// +kubebuilder:rbac:groups="",resources=pods/status,verbs=patch
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch;update
@@ -352,9 +355,11 @@ func (s *Scheduler) podGroupStatuses(ssn *framework.Session) int {
 		if !ok {
 			delete(s.loneMessages, id)
 			delete(s.wanted, id)
+			s.statuses.forgetJobPods(id)
 			metrics.DeleteJob(string(id))
 			continue
 		}
+		s.podConditions(ssn, j)
 		if j.PodOnly {
 			attempts.count(lonePodResult(ssn, j))
 			s.lonePodStatus(ssn, j, phases)

@@ -23,6 +23,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -31,9 +32,11 @@ import (
 	"github.com/caldera-sh/caldera/scheduler/status"
 )
 
-// statusKey names a PodGroup (namespace and name) or a Queue (name only).
+// statusKey names a PodGroup (namespace and name), a Queue (name only) or a pod (pod set,
+// namespace and name).
 type statusKey struct {
 	queue     bool
+	pod       bool
 	namespace string
 	name      string
 }
@@ -68,6 +71,10 @@ type statusWriter struct {
 	// written remembers, per object, the resourceVersion a status was last written over and
 	// that status, so the same write is not repeated before the informer shows it.
 	written map[statusKey]writtenStatus
+	// pods holds the PodScheduled conditions waiting to be written; podMemory remembers, per job
+	// and pod, the condition last handed over (or found stored), so each change is written once.
+	pods      map[statusKey]podWrite
+	podMemory map[api.JobID]map[types.UID]podScheduled
 }
 
 type queueWrite struct {
@@ -89,6 +96,9 @@ func newStatusWriter(s *Scheduler) *statusWriter {
 		queues:  map[statusKey]queueWrite{},
 		written: map[statusKey]writtenStatus{},
 		parked:  map[statusKey]time.Time{},
+
+		pods:      map[statusKey]podWrite{},
+		podMemory: map[api.JobID]map[types.UID]podScheduled{},
 	}
 }
 
@@ -117,6 +127,16 @@ func (w *statusWriter) wantPodGroup(namespace, name string, st schedulingv1beta1
 func (w *statusWriter) deferred(k statusKey) (time.Time, bool) {
 	if k.queue {
 		return time.Time{}, false
+	}
+	if k.pod {
+		// Pod conditions are never urgent: they wait while binds are under way.
+		w.mu.Lock()
+		want, ok := w.pods[k]
+		w.mu.Unlock()
+		if !ok || w.s.clock.Since(want.wanted) >= w.s.opts.StatusMaxDelay {
+			return time.Time{}, false
+		}
+		return want.wanted, w.s.cache.BindsInFlight() > 0
 	}
 	w.mu.Lock()
 	want, ok := w.groups[k]
@@ -227,6 +247,9 @@ func (w *statusWriter) unpark() {
 func (w *statusWriter) write(ctx context.Context, k statusKey) error {
 	if k.queue {
 		return w.writeQueue(ctx, k)
+	}
+	if k.pod {
+		return w.writePod(ctx, k)
 	}
 	return w.writePodGroup(ctx, k)
 }
