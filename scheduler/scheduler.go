@@ -456,11 +456,12 @@ func (s *Scheduler) rememberFailures(ssn *framework.Session, now time.Time, epoc
 		}
 		view := committedView(ssn, j)
 		reserving := view != j || j.WaitingTaskNum() > 0
-		if !reserving && view.HeldByGates() {
+		switch {
+		case !reserving && view.HeldByGates():
 			s.failures[id] = failure{at: now, epoch: epoch, held: true}
-		} else if !reserving && (view.HasPendingTasks() || j.Phase == schedulingv1beta1.PodGroupPending) {
+		case !reserving && (view.HasPendingTasks() || j.Phase == schedulingv1beta1.PodGroupPending):
 			s.failures[id] = failure{at: now, epoch: epoch}
-		} else {
+		default:
 			delete(s.failures, id)
 		}
 	}

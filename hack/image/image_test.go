@@ -449,7 +449,7 @@ func runManager(ctx context.Context, t *testing.T, manager string) {
 	defer func() {
 		if !stopped {
 			_ = cmd.Process.Kill()
-			<-exited
+			t.Logf("manager killed after the test: %v", <-exited)
 		}
 		if t.Failed() {
 			log, _ := os.ReadFile(logPath)

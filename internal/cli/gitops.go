@@ -105,7 +105,7 @@ func fieldManagers(obj metav1.Object, path []string, field string) []specOwner {
 		if entry.Operation != metav1.ManagedFieldsOperationApply && entry.Operation != metav1.ManagedFieldsOperationUpdate {
 			continue
 		}
-		if !ownsPath(entry.FieldsV1.Raw, path) {
+		if !ownsPath(entry.FieldsV1.GetRawBytes(), path) {
 			continue
 		}
 		how := "server-side apply"

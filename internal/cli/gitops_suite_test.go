@@ -79,7 +79,7 @@ var _ = Describe("vcctl queue operate -a update on a queue Git keeps", Label("vc
 		var managers []string
 		for _, e := range q.ManagedFields {
 			if e.Operation == metav1.ManagedFieldsOperationApply && e.FieldsV1 != nil &&
-				string(e.FieldsV1.Raw) != "" && e.Subresource == "" {
+				len(e.FieldsV1.GetRawBytes()) > 0 && e.Subresource == "" {
 				managers = append(managers, e.Manager)
 			}
 		}
