@@ -18,54 +18,25 @@ package controllers
 
 import (
 	"errors"
-	"sort"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
-	dto "github.com/prometheus/client_model/go"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	batchv1alpha1 "github.com/caldera-sh/caldera/api/batch/v1alpha1"
+	"github.com/caldera-sh/caldera/internal/testing/metricstest"
 )
 
-// metricValues gathers m's series as "name{label="value",...}" -> value; a histogram gives its
-// _count and _sum.
+// metricValues gathers m's series (see metricstest).
 func metricValues(t *testing.T, m *jobMetrics) map[string]float64 {
 	t.Helper()
-	reg := prometheus.NewPedanticRegistry()
-	reg.MustRegister(m.collectors()...)
-	families, err := reg.Gather()
+	out, err := metricstest.Gather(m.collectors()...)
 	if err != nil {
-		t.Fatalf("gathering: %v", err)
-	}
-	out := map[string]float64{}
-	for _, f := range families {
-		for _, s := range f.GetMetric() {
-			var pairs []string
-			for _, l := range s.GetLabel() {
-				pairs = append(pairs, l.GetName()+`="`+l.GetValue()+`"`)
-			}
-			sort.Strings(pairs)
-			labels := ""
-			if len(pairs) > 0 {
-				labels = "{" + strings.Join(pairs, ",") + "}"
-			}
-			switch f.GetType() {
-			case dto.MetricType_COUNTER:
-				out[f.GetName()+labels] = s.GetCounter().GetValue()
-			case dto.MetricType_GAUGE:
-				out[f.GetName()+labels] = s.GetGauge().GetValue()
-			case dto.MetricType_HISTOGRAM:
-				out[f.GetName()+"_count"+labels] = float64(s.GetHistogram().GetSampleCount())
-				out[f.GetName()+"_sum"+labels] = s.GetHistogram().GetSampleSum()
-			}
-		}
+		t.Fatal(err)
 	}
 	return out
 }

@@ -199,13 +199,15 @@ func startInstalledManager(ctx context.Context, objs []unstructured.Unstructured
 	kubeconfig := filepath.Join(dir, "kubeconfig")
 	Expect(framework.WriteKubeconfig(cfg, kubeconfig)).To(Succeed())
 
-	probeAddr := fmt.Sprintf("127.0.0.1:%d", freePort())
+	probeAddr := freeAddress()
+	_, webhookPort, err := net.SplitHostPort(freeAddress())
+	Expect(err).NotTo(HaveOccurred())
 	args := map[string]string{
 		"kubeconfig":                kubeconfig,
 		"leader-election-namespace": dep.Namespace,
 		"metrics-bind-address":      "0",
 		"health-probe-bind-address": probeAddr,
-		"webhook-port":              fmt.Sprint(freePort()),
+		"webhook-port":              webhookPort,
 		"webhook-cert-dir":          filepath.Join(dir, "webhook-certs"),
 	}
 	final := []string{}
@@ -334,11 +336,10 @@ func forbiddenLines(logPath string) []string {
 	return lines
 }
 
-// freePort returns a loopback TCP port nothing listens on now.
-func freePort() int {
+// freeAddress returns a loopback address nothing listens on now.
+func freeAddress() string {
 	GinkgoHelper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := framework.FreeLoopbackAddress()
 	Expect(err).NotTo(HaveOccurred())
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return addr
 }

@@ -19,16 +19,11 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"net/http"
-	"sort"
 	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	dto "github.com/prometheus/client_model/go"
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -38,6 +33,7 @@ import (
 	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
 	"github.com/caldera-sh/caldera/controllers"
 	"github.com/caldera-sh/caldera/internal/testing/framework"
+	"github.com/caldera-sh/caldera/internal/testing/metricstest"
 	"github.com/caldera-sh/caldera/internal/testing/wrappers"
 	"github.com/caldera-sh/caldera/scheduler"
 )
@@ -48,53 +44,8 @@ type series map[string]float64
 
 // scrape reads the manager's /metrics over HTTP.
 func scrape(ctx context.Context, url string) (series, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = resp.Body.Close() }()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET %s: %s", url, resp.Status)
-	}
-	parser := expfmt.NewTextParser(model.UTF8Validation)
-	families, err := parser.TextToMetricFamilies(resp.Body)
-	if err != nil {
-		return nil, fmt.Errorf("parsing %s: %w", url, err)
-	}
-	out := series{}
-	for name, f := range families {
-		for _, m := range f.GetMetric() {
-			labels := promLabels(m.GetLabel())
-			switch f.GetType() {
-			case dto.MetricType_COUNTER:
-				out[name+labels] = m.GetCounter().GetValue()
-			case dto.MetricType_GAUGE:
-				out[name+labels] = m.GetGauge().GetValue()
-			case dto.MetricType_HISTOGRAM:
-				out[name+"_count"+labels] = float64(m.GetHistogram().GetSampleCount())
-				out[name+"_sum"+labels] = m.GetHistogram().GetSampleSum()
-			case dto.MetricType_UNTYPED:
-				out[name+labels] = m.GetUntyped().GetValue()
-			}
-		}
-	}
-	return out, nil
-}
-
-func promLabels(pairs []*dto.LabelPair) string {
-	if len(pairs) == 0 {
-		return ""
-	}
-	parts := make([]string, 0, len(pairs))
-	for _, p := range pairs {
-		parts = append(parts, p.GetName()+`="`+p.GetValue()+`"`)
-	}
-	sort.Strings(parts)
-	return "{" + strings.Join(parts, ",") + "}"
+	s, err := metricstest.Scrape(ctx, url)
+	return series(s), err
 }
 
 // withPrefix returns the series whose key starts with prefix.

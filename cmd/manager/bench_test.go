@@ -17,9 +17,7 @@ limitations under the License.
 package main
 
 import (
-	"bufio"
 	"context"
-	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -33,6 +31,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/caldera-sh/caldera/internal/testing/framework"
+	"github.com/caldera-sh/caldera/internal/testing/metricstest"
 )
 
 // unrelatedObjects is how many Secrets and how many ConfigMaps that no job made the memory
@@ -51,14 +50,17 @@ func BenchmarkManagerMemoryWithUnrelatedSecrets(b *testing.B) {
 
 	for b.Loop() {
 		dir := b.TempDir()
-		probe := fmt.Sprintf("127.0.0.1:%d", freePort(b))
-		metricsAddr := fmt.Sprintf("127.0.0.1:%d", freePort(b))
+		probe := freeAddress(b)
+		metricsAddr := freeAddress(b)
 		p := startManager(b, dir, "--kubeconfig="+adminKubeconfig(b, f, dir), "--leader-election-namespace=default",
 			"--metrics-bind-address="+metricsAddr, "--metrics-secure=false", "--health-probe-bind-address="+probe)
 		waitReady(b, p, probe)
 		// Let the first cycles and the informers' initial lists settle and be collected.
 		time.Sleep(5 * time.Second)
-		m := scrape(b, "http://"+metricsAddr+"/metrics")
+		m, err := metricstest.Scrape(ctx, "http://"+metricsAddr+"/metrics")
+		if err != nil {
+			b.Fatal(err)
+		}
 		b.ReportMetric(m["process_resident_memory_bytes"]/(1<<20), "rss-MiB")
 		b.ReportMetric(m["go_memstats_heap_inuse_bytes"]/(1<<20), "heap-inuse-MiB")
 		if err := p.Stop(); err != nil {
@@ -134,34 +136,4 @@ func waitReady(b *testing.B, p *framework.Process, probe string) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-}
-
-// scrape returns the unlabelled samples of a Prometheus text endpoint.
-func scrape(b *testing.B, url string) map[string]float64 {
-	b.Helper()
-	resp, err := http.Get(url)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer resp.Body.Close()
-	out := map[string]float64{}
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, "#") || strings.Contains(line, "{") {
-			continue
-		}
-		name, value, ok := strings.Cut(line, " ")
-		if !ok {
-			continue
-		}
-		if v, err := strconv.ParseFloat(strings.TrimSpace(value), 64); err == nil {
-			out[name] = v
-		}
-	}
-	if err := sc.Err(); err != nil {
-		b.Fatal(err)
-	}
-	return out
 }

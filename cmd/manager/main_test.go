@@ -21,7 +21,6 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -126,14 +125,14 @@ func startManager(t testing.TB, dir string, args ...string) *framework.Process {
 	return p
 }
 
-func freePort(t testing.TB) int {
+// freeAddress returns a loopback address nothing listens on now.
+func freeAddress(t testing.TB) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := framework.FreeLoopbackAddress()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return addr
 }
 
 // A scheduler configuration that does not load stops the manager at start-up with a message that
@@ -225,7 +224,7 @@ func TestReadyzWaitsForTheCachesAndTheFirstCycle(t *testing.T) {
 func TestReadyzOfTheBinary(t *testing.T) {
 	f := controlPlane(t)
 	dir := t.TempDir()
-	probe := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	probe := freeAddress(t)
 	p := startManager(t, dir, "--kubeconfig="+adminKubeconfig(t, f, dir), "--leader-election-namespace=default",
 		"--metrics-bind-address=0", "--health-probe-bind-address="+probe)
 	deadline := time.Now().Add(framework.Timeout)
@@ -311,7 +310,7 @@ func TestMetricsNeedAnAllowedToken(t *testing.T) {
 	}
 
 	dir := t.TempDir()
-	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	addr := freeAddress(t)
 	p := startManager(t, dir, "--kubeconfig="+adminKubeconfig(t, f, dir), "--leader-elect=false",
 		"--enable-scheduler=false", "--metrics-bind-address="+addr, "--health-probe-bind-address=0")
 	hc := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}

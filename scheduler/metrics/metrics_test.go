@@ -18,57 +18,26 @@ package metrics
 
 import (
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
-	dto "github.com/prometheus/client_model/go"
 	corev1 "k8s.io/api/core/v1"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	"github.com/caldera-sh/caldera/internal/testing/metricstest"
 )
 
-// values gathers the recorder's series as "name{label="value",...}" -> value; a histogram gives
-// its _count and _sum.
+// values gathers the recorder's series (see metricstest).
 func values(t *testing.T, r *recorder) map[string]float64 {
 	t.Helper()
-	reg := prometheus.NewPedanticRegistry()
-	reg.MustRegister(r.collectors()...)
-	families, err := reg.Gather()
+	out, err := metricstest.Gather(r.collectors()...)
 	if err != nil {
-		t.Fatalf("gathering: %v", err)
-	}
-	out := map[string]float64{}
-	for _, f := range families {
-		for _, m := range f.GetMetric() {
-			labels := labelString(m.GetLabel())
-			switch f.GetType() {
-			case dto.MetricType_COUNTER:
-				out[f.GetName()+labels] = m.GetCounter().GetValue()
-			case dto.MetricType_GAUGE:
-				out[f.GetName()+labels] = m.GetGauge().GetValue()
-			case dto.MetricType_HISTOGRAM:
-				out[f.GetName()+"_count"+labels] = float64(m.GetHistogram().GetSampleCount())
-				out[f.GetName()+"_sum"+labels] = m.GetHistogram().GetSampleSum()
-			}
-		}
+		t.Fatal(err)
 	}
 	return out
-}
-
-func labelString(pairs []*dto.LabelPair) string {
-	if len(pairs) == 0 {
-		return ""
-	}
-	parts := make([]string, 0, len(pairs))
-	for _, p := range pairs {
-		parts = append(parts, p.GetName()+`="`+p.GetValue()+`"`)
-	}
-	sort.Strings(parts)
-	return "{" + strings.Join(parts, ",") + "}"
 }
 
 // base are the series a fresh recorder has: the unlabelled ones.

@@ -42,7 +42,7 @@ func (f *Framework) StartManager(ctx context.Context, setup func(ctrl.Manager) e
 // loopback port, as cmd/manager serves them: it also returns the URL of the /metrics endpoint.
 // The metrics are controller-runtime's registry, shared by every manager of the process.
 func (f *Framework) StartManagerWithMetrics(ctx context.Context, setup func(ctrl.Manager) error) (stop func() error, metricsURL string, err error) {
-	addr, err := freeLoopbackAddress()
+	addr, err := FreeLoopbackAddress()
 	if err != nil {
 		return nil, "", err
 	}
@@ -53,15 +53,16 @@ func (f *Framework) StartManagerWithMetrics(ctx context.Context, setup func(ctrl
 	return stop, "http://" + addr + "/metrics", nil
 }
 
-// freeLoopbackAddress returns a loopback address with a port nothing listens on right now.
-func freeLoopbackAddress() (string, error) {
+// FreeLoopbackAddress returns a loopback address, 127.0.0.1:<port>, with a port nothing listens
+// on right now.
+func FreeLoopbackAddress() (string, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return "", fmt.Errorf("finding a free port for the metrics: %w", err)
+		return "", fmt.Errorf("finding a free loopback port: %w", err)
 	}
 	addr := l.Addr().String()
 	if err := l.Close(); err != nil {
-		return "", fmt.Errorf("finding a free port for the metrics: %w", err)
+		return "", fmt.Errorf("finding a free loopback port: %w", err)
 	}
 	return addr, nil
 }
