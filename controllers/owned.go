@@ -51,18 +51,28 @@ func getOwned(ctx context.Context, c client.Client, reader client.Reader, o clie
 
 // applyOwned creates desired, or updates the existing object of the same name so the fields the
 // controller owns (its data or spec, and its labels) match desired. An object of that name
-// controlled by someone else is an error. reader reads what the cache does not hold (getOwned).
+// controlled by someone else is an error. reader reads what the cache does not hold.
 func applyOwned(ctx context.Context, c client.Client, reader client.Reader, desired client.Object) error {
 	existing, ok := desired.DeepCopyObject().(client.Object)
 	if !ok {
 		return fmt.Errorf("copying %T", desired)
 	}
-	err := getOwned(ctx, c, reader, existing)
+	err := c.Get(ctx, client.ObjectKeyFromObject(desired), existing)
 	if apierrors.IsNotFound(err) {
-		if err := c.Create(ctx, desired); err != nil && !apierrors.IsAlreadyExists(err) {
+		// Create first: a new object costs no read from the API server. One that exists but
+		// is not in the cache (made before the plugins labelled what they make, or not cached
+		// yet) is then read from the API server.
+		err = c.Create(ctx, desired)
+		if err == nil {
+			return nil
+		}
+		if !apierrors.IsAlreadyExists(err) {
 			return fmt.Errorf("creating %T %s: %w", desired, desired.GetName(), err)
 		}
-		return nil
+		if reader == nil {
+			return nil
+		}
+		err = reader.Get(ctx, client.ObjectKeyFromObject(desired), existing)
 	}
 	if err != nil {
 		return fmt.Errorf("reading %T %s: %w", desired, desired.GetName(), err)
