@@ -8,6 +8,10 @@
 # KUBEBUILDER_ASSETS (for example from setup-envtest) is honoured as it is, with
 # kube-controller-manager, kwok and helm built beside the cache when that folder lacks them.
 #
+# Other parts of a cluster the tests run against Caldera (an autoscaler, operators that create
+# PodGroups) are built the same way by build_beside, each into its own version-keyed folder of the
+# cache, and linked into the printed folder.
+#
 # Environment:
 #   CALDERA_CACHE   cache root (default ${XDG_CACHE_HOME:-$HOME/.cache}/caldera)
 set -euo pipefail
@@ -45,6 +49,22 @@ build() {
 	log "built $name in $((SECONDS - start))s"
 }
 
+# build_beside DIR NAME PACKAGE VERSION LDFLAGS builds one binary into $cache_root/NAME-VERSION
+# (unless there already) and links it into $assets, the folder this script prints.
+build_beside() {
+	local dir=$1 name=$2 pkg=$3 version=$4 ldflags=$5
+	local assets_dir=$assets
+	out="$cache_root/$name-$version"
+	mkdir -p "$out"
+	build "$dir" "$name" "$pkg" "$version" "$ldflags"
+	ln -sf "$out/$name" "$assets_dir/$name" 2>/dev/null || log "$name is at $out/$name"
+}
+
+# ecosystem builds the other parts of a cluster into the cache, beside $assets.
+ecosystem() {
+	:
+}
+
 minor=${kube_version#v1.}
 minor=${minor%%.*}
 kube_ldflags=""
@@ -76,6 +96,8 @@ if [[ -n "${KUBEBUILDER_ASSETS:-}" && -x "${KUBEBUILDER_ASSETS}/kube-apiserver" 
 		build "$tools/helm" helm helm.sh/helm/v4/cmd/helm "$helm_version" "$helm_ldflags"
 		ln -sf "$out/helm" "$KUBEBUILDER_ASSETS/helm" 2>/dev/null || log "helm is at $out/helm"
 	fi
+	assets=$KUBEBUILDER_ASSETS
+	ecosystem
 	echo "$KUBEBUILDER_ASSETS"
 	exit 0
 fi
@@ -91,4 +113,6 @@ build "$tools/kwok" kwok sigs.k8s.io/kwok/cmd/kwok "$kwok_version" \
 	"-X sigs.k8s.io/kwok/pkg/consts.Version=$kwok_version"
 build "$tools/helm" helm helm.sh/helm/v4/cmd/helm "$helm_version" "$helm_ldflags"
 
-echo "$out"
+assets=$out
+ecosystem
+echo "$assets"
