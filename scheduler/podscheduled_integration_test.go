@@ -23,6 +23,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/types"
 
 	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
@@ -90,4 +91,61 @@ var _ = Describe("PodScheduled condition", func() {
 		Eventually(boundCount(ns, "grow"), framework.Timeout, framework.Interval).Should(Equal(1))
 		Eventually(podScheduled(ns, "grow-0"), framework.Timeout, framework.Interval).Should(HavePrefix("True/"))
 	})
+
+	It("in an elastic cluster admits a gang larger than the nodes and marks all of it Unschedulable, then binds it when nodes are added", func() {
+		startScheduler(scheduler.Options{ConfigFile: writeConfig(elasticConf)})
+		pool := uniqueName("pool")
+		selector := map[string]string{"pool": pool}
+		for i := 0; i < 2; i++ {
+			createNode(uniqueName("now"), resources("cpu", "32", "memory", "64Gi"), selector)
+		}
+		podGroup(ns, "gang", "default", 8, func(pg *schedulingv1beta1.PodGroup) {
+			pg.Spec.MinResources = &corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("128")}
+		})
+		pods(ns, "gang", "gang", 8, resources("cpu", "16"), func(p *corev1.Pod) { p.Spec.NodeSelector = selector })
+
+		for i := 0; i < 8; i++ {
+			Eventually(podScheduled(ns, fmt.Sprintf("gang-%d", i)), framework.Timeout, framework.Interval).Should(
+				HavePrefix("False/Unschedulable: "))
+		}
+		Expect(boundCount(ns, "gang")()).To(BeZero())
+
+		for i := 0; i < 2; i++ {
+			createNode(uniqueName("added"), resources("cpu", "32", "memory", "64Gi"), selector)
+		}
+		Eventually(boundCount(ns, "gang"), framework.Timeout, framework.Interval).Should(Equal(8))
+	})
+
+	It("by default holds a gang larger than the nodes in its queue, never Unschedulable", func() {
+		startScheduler(scheduler.Options{})
+		pool := uniqueName("pool")
+		selector := map[string]string{"pool": pool}
+		createNode(uniqueName("now"), resources("cpu", "32", "memory", "64Gi"), selector)
+		podGroup(ns, "held", "default", 4, func(pg *schedulingv1beta1.PodGroup) {
+			pg.Spec.MinResources = &corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1000")}
+		})
+		pods(ns, "held", "held", 4, resources("cpu", "250"), func(p *corev1.Pod) { p.Spec.NodeSelector = selector })
+
+		Eventually(podScheduled(ns, "held-0"), framework.Timeout, framework.Interval).Should(
+			HavePrefix("False/" + scheduler.WaitingForQueueReason + ": "))
+		Consistently(podScheduled(ns, "held-0"), framework.ConsistentlyDuration, framework.Interval).ShouldNot(
+			ContainSubstring(corev1.PodReasonUnschedulable))
+	})
 })
+
+// elasticConf is the scheduler configuration for a cluster an autoscaler grows: no overcommit
+// plugin, and the proportion plugin's elastic-cluster argument.
+const elasticConf = `actions: "enqueue, allocate, backfill"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+  - name: conformance
+- plugins:
+  - name: drf
+  - name: predicates
+  - name: proportion
+    arguments:
+      elastic-cluster: true
+  - name: nodeorder
+`

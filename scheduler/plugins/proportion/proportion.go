@@ -64,17 +64,32 @@ type QueueAttr struct {
 	Share float64
 }
 
+// ElasticClusterArgument is the argument that tells the plugin the cluster grows on demand (a
+// cluster autoscaler or Karpenter adds nodes for pods marked Unschedulable). By default a queue's
+// share and its admission are capped by what today's nodes offer, as in Volcano, so a gang larger
+// than the free nodes waits in its queue with no pods and no autoscaler ever sees it. With
+// elastic-cluster: true a queue deserves what its jobs ask for up to its own capability (an
+// absolute quota, as a Kueue ClusterQueue's), whatever the nodes offer: such a gang is admitted,
+// its pods are created, and the pods no node fits are marked Unschedulable for the autoscaler.
+const ElasticClusterArgument = "elastic-cluster"
+
 type plugin struct {
+	// elastic is the elastic-cluster argument.
+	elastic bool
 	// attrs are the cycle's queue attributes, kept up to date by the event handler.
 	attrs map[string]*QueueAttr
 }
 
-// New builds the plugin; it takes no arguments.
+// New builds the plugin from its one argument, elastic-cluster (ElasticClusterArgument).
 func New(args conf.Arguments) (framework.Plugin, error) {
-	if err := args.CheckKeys(nil); err != nil {
+	if err := args.CheckKeys([]string{ElasticClusterArgument}); err != nil {
 		return nil, err
 	}
-	return &plugin{}, nil
+	elastic, err := args.Bool(ElasticClusterArgument, false)
+	if err != nil {
+		return nil, err
+	}
+	return &plugin{elastic: elastic}, nil
 }
 
 func (p *plugin) Name() string { return Name }
@@ -92,8 +107,10 @@ func Dims(total *api.Resource) []corev1.ResourceName {
 }
 
 // Attrs builds the queue attributes from queue usage and queue specs and works out the deserved
-// shares. Only queues with jobs take part.
-func Attrs(queues map[string]*api.QueueInfo, usage map[string]*snapshot.QueueUsage, total *api.Resource) map[string]*QueueAttr {
+// shares. Only queues with jobs take part. In an elastic cluster (ElasticClusterArgument) the
+// nodes cap nothing: a queue's capability is its own and it deserves what its jobs ask for up to
+// that capability, never less than its guarantee.
+func Attrs(queues map[string]*api.QueueInfo, usage map[string]*snapshot.QueueUsage, total *api.Resource, elastic bool) map[string]*QueueAttr {
 	dims := Dims(total)
 	attrs := map[string]*QueueAttr{}
 	guaranteed := Vec{}
@@ -125,12 +142,24 @@ func Attrs(queues map[string]*api.QueueInfo, usage map[string]*snapshot.QueueUsa
 					c = float64(q.Value())
 				}
 			}
+			if elastic {
+				a.Capability[d] = c
+				continue
+			}
 			// What the others' guarantees leave.
 			left := float64(total.Get(d)) - guaranteed[d] + a.Guarantee[d]
 			a.Capability[d] = math.Min(c, math.Max(left, 0))
 		}
 	}
-	waterFill(attrs, vecOf(total, dims), dims)
+	if elastic {
+		for _, a := range attrs {
+			for _, d := range dims {
+				a.Deserved[d] = math.Min(math.Max(a.Request[d], a.Guarantee[d]), a.Capability[d])
+			}
+		}
+	} else {
+		waterFill(attrs, vecOf(total, dims), dims)
+	}
 	for _, a := range attrs {
 		a.updateShare(dims)
 	}
@@ -249,7 +278,7 @@ func format(d corev1.ResourceName, v float64) string {
 func (p *plugin) OnSessionOpen(ssn *framework.Session) {
 	total := ssn.TotalResource.Clone()
 	dims := Dims(&total)
-	attrs := Attrs(ssn.Queues, ssn.Snapshot.Usage, &total)
+	attrs := Attrs(ssn.Queues, ssn.Snapshot.Usage, &total, p.elastic)
 	p.attrs = attrs
 
 	ssn.AddQueueOrderFn(Name, func(l, r *api.QueueInfo) int {
@@ -280,7 +309,7 @@ func (p *plugin) OnSessionOpen(ssn *framework.Session) {
 		}
 		for _, d := range dims {
 			if a.Request[d] > a.Allocated[d]+1e-6 {
-				ssn.NoteQueue(q.Name, ShareMessage(a, q, d, len(attrs), &total))
+				ssn.NoteQueue(q.Name, ShareMessage(a, q, d, len(attrs), &total, p.elastic))
 				break
 			}
 		}
@@ -297,7 +326,7 @@ func (p *plugin) OnSessionOpen(ssn *framework.Session) {
 		}
 		ok, d := fits(a.Allocated, t.Resreq, a.Deserved, dims)
 		if !ok {
-			ssn.ExplainShare(t.Job, ShareMessage(a, q, d, len(attrs), &total)+
+			ssn.ExplainShare(t.Job, ShareMessage(a, q, d, len(attrs), &total, p.elastic)+
 				fmt.Sprintf(" (pod %s requests %s)", t.Name, api.FormatAmount(d, t.Resreq.Get(d))))
 		}
 		return ok
@@ -436,9 +465,9 @@ func needs(j *api.JobInfo) string {
 
 // ShareMessage says why a queue has no more of resource d to give, naming what limits it: its
 // capability, the cluster (when it is the only queue with work) or the other queues' weights.
-func ShareMessage(a *QueueAttr, q *api.QueueInfo, d corev1.ResourceName, queues int, total *api.Resource) string {
+func ShareMessage(a *QueueAttr, q *api.QueueInfo, d corev1.ResourceName, queues int, total *api.Resource, elastic bool) string {
 	switch {
-	case a.Deserved[d] >= a.Capability[d]-1e-6 && !math.IsInf(a.Capability[d], 1) && a.Capability[d] < float64(total.Get(d)):
+	case a.Deserved[d] >= a.Capability[d]-1e-6 && !math.IsInf(a.Capability[d], 1) && (elastic || a.Capability[d] < float64(total.Get(d))):
 		return fmt.Sprintf("queue %s has reached its capability of %s: %s allocated of %s; raise spec.capability or wait for the queue's pods to finish",
 			q.Name, d, format(d, a.Allocated[d]), format(d, a.Capability[d]))
 	case queues == 1:

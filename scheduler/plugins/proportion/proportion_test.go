@@ -42,6 +42,8 @@ func TestAttrs(t *testing.T) {
 	total := api.Resource{MilliCPU: 8000, Memory: 64 << 30}
 	cases := map[string]struct {
 		queues map[string]queueSpec
+		// elastic is the elastic-cluster argument.
+		elastic bool
 		// want is each queue's deserved cpu (millicores) and share.
 		want map[string][2]float64
 	}{
@@ -65,6 +67,26 @@ func TestAttrs(t *testing.T) {
 			queues: map[string]queueSpec{"a": {weight: 1, request: 20000, allocated: 4000}},
 			want:   map[string][2]float64{"a": {8000, 0.5}},
 		},
+		"elastic: a lone queue deserves what it asks, beyond the cluster": {
+			queues:  map[string]queueSpec{"a": {weight: 1, request: 20000, allocated: 4000}},
+			elastic: true,
+			want:    map[string][2]float64{"a": {20000, 0.2}},
+		},
+		"elastic: every queue deserves its request, weights do not split the nodes": {
+			queues:  map[string]queueSpec{"a": {weight: 1, request: 8000}, "b": {weight: 3, request: 8000}},
+			elastic: true,
+			want:    map[string][2]float64{"a": {8000, 0}, "b": {8000, 0}},
+		},
+		"elastic: the queue's own capability still caps it": {
+			queues:  map[string]queueSpec{"a": {weight: 1, capability: "2", request: 20000, allocated: 1000}},
+			elastic: true,
+			want:    map[string][2]float64{"a": {2000, 0.5}},
+		},
+		"elastic: guarantee is a floor, others' guarantees take nothing": {
+			queues:  map[string]queueSpec{"a": {weight: 1, guarantee: "3", request: 1000}, "b": {weight: 1, guarantee: "7", request: 20000}},
+			elastic: true,
+			want:    map[string][2]float64{"a": {3000, 0}, "b": {20000, 0}},
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -82,7 +104,7 @@ func TestAttrs(t *testing.T) {
 				usage[q] = &snapshot.QueueUsage{Request: api.Resource{MilliCPU: spec.request}, Allocated: api.Resource{MilliCPU: spec.allocated},
 					Phases: map[schedulingv1beta1.PodGroupPhase]int32{}, Jobs: 1}
 			}
-			attrs := Attrs(queues, usage, &total)
+			attrs := Attrs(queues, usage, &total, tc.elastic)
 			got := map[string][2]float64{}
 			for q, a := range attrs {
 				got[q] = [2]float64{math.Round(a.Deserved[corev1.ResourceCPU]), a.Share}
@@ -98,10 +120,13 @@ func TestShareMessage(t *testing.T) {
 	total := api.Resource{MilliCPU: 8000}
 	q := api.NewQueueInfo(st.MakeQueue("q", 2).Obj())
 	cases := map[string]struct {
-		attr   *QueueAttr
-		queues int
-		want   string
+		attr    *QueueAttr
+		queues  int
+		elastic bool
+		want    string
 	}{
+		"elastic: a capability beyond the nodes is still the queue's cap": {attr: &QueueAttr{Deserved: Vec{"cpu": 16000}, Allocated: Vec{"cpu": 16000}, Capability: Vec{"cpu": 16000}}, queues: 1, elastic: true,
+			want: "queue q has reached its capability of cpu: 16 allocated of 16; raise spec.capability or wait for the queue's pods to finish"},
 		"capability": {attr: &QueueAttr{Deserved: Vec{"cpu": 2000}, Allocated: Vec{"cpu": 2000}, Capability: Vec{"cpu": 2000}}, queues: 2,
 			want: "queue q has reached its capability of cpu: 2 allocated of 2; raise spec.capability or wait for the queue's pods to finish"},
 		"cluster": {attr: &QueueAttr{Deserved: Vec{"cpu": 8000}, Allocated: Vec{"cpu": 8000}, Capability: Vec{"cpu": math.Inf(1)}}, queues: 1,
@@ -111,7 +136,7 @@ func TestShareMessage(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, ShareMessage(tc.attr, q, corev1.ResourceCPU, tc.queues, &total)); diff != "" {
+			if diff := cmp.Diff(tc.want, ShareMessage(tc.attr, q, corev1.ResourceCPU, tc.queues, &total, tc.elastic)); diff != "" {
 				t.Errorf("mismatch (-want +got):\n%s", diff)
 			}
 		})
