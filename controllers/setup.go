@@ -87,6 +87,13 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	if err := (&QueueCommandReconciler{Client: opts.clientFor(mgr)}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the queue command controller: %w", err)
 	}
+	if err := (&PodGroupReconciler{
+		Client:         opts.clientFor(mgr),
+		APIReader:      mgr.GetAPIReader(),
+		SchedulerNames: opts.SchedulerNames,
+	}).SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("setting up the PodGroup controller: %w", err)
+	}
 	if err := (&JobTTLReconciler{Client: mgr.GetClient(), Clock: opts.Clock}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the job TTL controller: %w", err)
 	}

@@ -96,7 +96,7 @@ func startControllersOnly(ctx context.Context) (stop func()) {
 
 // addScheduler adds the in-tree scheduler, serving testScheduler, to mgr.
 func addScheduler(mgr ctrl.Manager) error {
-	s, err := scheduler.New(mgr, scheduler.Options{SchedulerNames: []string{testScheduler}})
+	s, err := scheduler.New(mgr, scheduler.Options{SchedulerNames: []string{testScheduler}, WaitForPodGroups: true})
 	if err != nil {
 		return err
 	}

@@ -84,7 +84,7 @@ var _ = Describe("Metrics of the whole manager", Label("e2e:metrics"), func() {
 			if err := controllers.Setup(mgr, controllers.Options{}); err != nil {
 				return err
 			}
-			s, err := scheduler.New(mgr, scheduler.Options{})
+			s, err := scheduler.New(mgr, scheduler.Options{WaitForPodGroups: true})
 			if err != nil {
 				return err
 			}

@@ -52,6 +52,11 @@ const (
 type Options struct {
 	// SchedulerNames are the schedulerNames whose pods the scheduler places (default "volcano").
 	SchedulerNames []string
+	// WaitForPodGroups leaves the pods that name no PodGroup to the PodGroup controller, which
+	// gives each a PodGroup after its owner (podgroup-<owner uid>, minMember from the owner's
+	// scheduling.volcano.sh/group-min-member) and annotates it; the manager runs that controller
+	// and sets this. When false, each such pod is placed alone as a gang of one.
+	WaitForPodGroups bool
 	// DefaultQueue is the queue of jobs that name none; it is created when absent (default "default").
 	DefaultQueue string
 	// ConfigFile is a file holding the configuration in Volcano's format, reloaded when it changes.

@@ -146,7 +146,7 @@ func New(mgr manager.Manager, opts Options) (*Scheduler, error) {
 		opts:         opts,
 		log:          mgr.GetLogger().WithName("scheduler"),
 		clock:        opts.Clock,
-		cache:        cache.New(opts.SchedulerNames, opts.DefaultQueue),
+		cache:        newCache(opts),
 		snapshot:     snapshot.New(),
 		registry:     registry.Default(),
 		kube:         kube,
@@ -631,4 +631,13 @@ func (s *Scheduler) createDefaultQueue(ctx context.Context) {
 // Stats returns how many binds and status writes have succeeded since the scheduler started.
 func (s *Scheduler) Stats() (binds, statusWrites int64) {
 	return s.bindsDone.Load(), s.statusWrites.Load()
+}
+
+// newCache makes the scheduler's cache for its options.
+func newCache(opts Options) *cache.Cache {
+	c := cache.New(opts.SchedulerNames, opts.DefaultQueue)
+	if opts.WaitForPodGroups {
+		c.WaitForPodGroups()
+	}
+	return c
 }

@@ -164,6 +164,7 @@ func run() error {
 	if o.enableScheduler {
 		s, err := scheduler.New(mgr, scheduler.Options{
 			SchedulerNames:    names,
+			WaitForPodGroups:  true,
 			DefaultQueue:      o.defaultQueue,
 			ConfigFile:        o.schedulerConf,
 			ConfigEventObject: ownPod(),

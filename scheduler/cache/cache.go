@@ -49,6 +49,8 @@ type Cache struct {
 
 	schedulerNames map[string]bool
 	defaultQueue   string
+	// waitForGroups leaves pods that name no PodGroup to the PodGroup controller (WaitForPodGroups).
+	waitForGroups bool
 
 	nodes     map[string]*api.NodeInfo
 	jobs      map[api.JobID]*api.JobInfo
@@ -126,6 +128,13 @@ func (c *Cache) CapacityEpoch() uint64 {
 	defer c.mu.Unlock()
 	return c.capacityEpoch
 }
+
+// WaitForPodGroups makes the cache leave the pods of ours that name no PodGroup out of every job
+// until they name one: the PodGroup controller gives each a PodGroup (podgroup-<owner uid>) and
+// annotates it, so that the pods of a Deployment or StatefulSet are placed as the gang their
+// owner asks for rather than one by one. Without it, such a pod is placed alone as a gang of
+// one. Call it before the informers start.
+func (c *Cache) WaitForPodGroups() { c.waitForGroups = true }
 
 // Ours reports whether the scheduler serves a pod.
 func (c *Cache) Ours(pod *corev1.Pod) bool { return c.schedulerNames[pod.Spec.SchedulerName] }
@@ -515,7 +524,7 @@ func (c *Cache) removePodLocked(uid types.UID) bool {
 // addPodLocked puts a pod in its job (when ours) and on its node (when it holds one). It reports
 // whether the change may let the scheduler do more.
 func (c *Cache) addPodLocked(pod *corev1.Pod, prev *api.TaskInfo) bool {
-	ours := c.schedulerNames[pod.Spec.SchedulerName]
+	ours := c.schedulerNames[pod.Spec.SchedulerName] && (!c.waitForGroups || GroupName(pod) != "")
 	if !ours && pod.Spec.NodeName == "" {
 		return false
 	}

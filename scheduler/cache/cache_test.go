@@ -434,3 +434,29 @@ func TestRefusedBindHoldsUntilThePodChanges(t *testing.T) {
 		t.Fatalf("p1 after a refusal of an older version = %s, want Pending@", got)
 	}
 }
+
+func TestWaitForPodGroupsLeavesUngroupedPodsToTheController(t *testing.T) {
+	c := cache.New([]string{"volcano"}, "default")
+	c.WaitForPodGroups()
+	c.AddNode(st.MakeNode("n1", "4", "8Gi").Obj())
+	pending := st.MakePod("ns", "pending").Req("1", "1Gi").Obj()
+	bound := st.MakePod("ns", "bound").Req("2", "1Gi").Node("n1").Phase(corev1.PodRunning).Obj()
+	c.AddPod(pending)
+	c.AddPod(bound)
+	s := snapshot.New()
+	c.UpdateSnapshot(s)
+	if len(s.Jobs) != 0 {
+		t.Fatalf("jobs = %v, want none until the pods name a PodGroup", s.Jobs)
+	}
+	if got := s.Nodes["n1"].Used.MilliCPU; got != 2000 {
+		t.Errorf("node n1 uses %dm cpu, want the bound pod's 2000m", got)
+	}
+
+	grouped := pending.DeepCopy()
+	grouped.Annotations = map[string]string{schedulingv1beta1.KubeGroupNameAnnotationKey: "podgroup-x"}
+	c.AddPod(grouped)
+	c.UpdateSnapshot(s)
+	if j := s.Jobs["ns/podgroup-x"]; j == nil || len(j.Tasks) != 1 {
+		t.Fatalf("job ns/podgroup-x = %v, want the pod once it names its group", j)
+	}
+}
