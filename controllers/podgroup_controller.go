@@ -49,6 +49,8 @@ const (
 	// reasonInvalidGroupMinMember is the reason of the warning about a group-min-member that is
 	// not a number.
 	reasonInvalidGroupMinMember = "InvalidGroupMinMember"
+	// reasonFailedCreatePodGroup is the reason of the warning that a pod's group could not be made.
+	reasonFailedCreatePodGroup = "FailedCreatePodGroup"
 )
 
 // ownerKinds are the controllers whose annotations (group-min-member, queue-name and the other
@@ -180,6 +182,9 @@ func (r *PodGroupReconciler) reconcilePod(ctx context.Context, req reconcile.Req
 	switch {
 	case apierrors.IsNotFound(err):
 		if err := r.Client.Create(ctx, desired); err != nil && !apierrors.IsAlreadyExists(err) {
+			// The pod is not scheduled until it has its group: say why where its owner looks.
+			r.Recorder.Eventf(pod, corev1.EventTypeWarning, reasonFailedCreatePodGroup,
+				"creating PodGroup %s for this pod failed, so the pod is not scheduled yet (retrying): %v", desired.Name, err)
 			return reconcile.Result{}, fmt.Errorf("creating PodGroup %s for pod %s: %w", desired.Name, pod.Name, err)
 		}
 	case err != nil:
