@@ -22,6 +22,7 @@ package gang
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -236,7 +237,12 @@ func Message(j *api.JobInfo, d *framework.JobDiagnosis) string {
 		why = append(why, HeldNote(j))
 	}
 	if d != nil {
-		why = append(why, d.Reasons...)
+		// The allocate action records the validity message as a reason too: say it once.
+		for _, r := range d.Reasons {
+			if !slices.Contains(why, r) {
+				why = append(why, r)
+			}
+		}
 		fe, ok := d.TaskFit[d.FirstFailedTask]
 		if !ok {
 			why = append(why, d.ShareReasons...)

@@ -146,6 +146,8 @@ func TestMessage(t *testing.T) {
 	fe.AddN("Insufficient cpu", 4)
 	d := &framework.JobDiagnosis{TaskFit: map[api.TaskID]*api.FitErrors{"0": fe}, FirstFailedTask: "0",
 		ShareReasons: []string{"queue q is full"}}
+	short := job(5, []api.TaskStatus{P, P, P, P})
+	short.Phase = schedulingv1beta1.PodGroupInqueue
 	cases := map[string]struct {
 		job  *api.JobInfo
 		d    *framework.JobDiagnosis
@@ -158,6 +160,9 @@ func TestMessage(t *testing.T) {
 		"job reasons come first": {job: j, d: &framework.JobDiagnosis{Reasons: []string{"queue q is Closed"}, TaskFit: d.TaskFit, FirstFailedTask: "0"},
 			want: "5/5 tasks in gang unschedulable: queue q is Closed; pod job-0: 0/4 nodes are available: 4 Insufficient cpu. The pod requests cpu 1."},
 		"nothing known": {job: job(2, []api.TaskStatus{R, P}), want: "1/2 tasks in gang unschedulable: pod group is not ready, 2 minAvailable"},
+		"the validity message once, though also a reason": {job: short,
+			d:    &framework.JobDiagnosis{Reasons: []string{Valid(short).Message}},
+			want: "5/4 tasks in gang unschedulable: not enough valid pods for the gang: 4 of minMember 5 exist; create the missing pods or lower minMember"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
