@@ -62,7 +62,33 @@ build_beside() {
 
 # ecosystem builds the other parts of a cluster into the cache, beside $assets.
 ecosystem() {
-	:
+	# Operators that create PodGroups for Caldera (e2e/operators): each binary and its CRDs,
+	# copied from the module it was built from, go into its own version-keyed folder.
+	build_operator "$tools/kuberay" kuberay-operator github.com/ray-project/kuberay/ray-operator \
+		github.com/ray-project/kuberay/ray-operator config/crd/bases
+	build_operator "$tools/mpi-operator" mpi-operator github.com/kubeflow/mpi-operator/cmd/mpi-operator \
+		github.com/kubeflow/mpi-operator manifests/base/kubeflow.org_mpijobs.yaml
+}
+
+# build_operator DIR NAME PACKAGE MODULE CRDS builds an operator with build_beside and copies CRDS
+# (a folder or a file inside MODULE, as the module cache holds it) into $cache_root/NAME-VERSION/crds.
+build_operator() {
+	local dir=$1 name=$2 pkg=$3 module=$4 crds=$5
+	local version moddir
+	version=$(modver "$dir" "$module")
+	build_beside "$dir" "$name" "$pkg" "$version" ""
+	if [[ ! -d "$out/crds" ]]; then
+		moddir=$(cd "$dir" && go mod download "$module" && go list -m -f '{{.Dir}}' "$module")
+		mkdir -p "$out/crds.tmp.$$"
+		if [[ -d "$moddir/$crds" ]]; then
+			cp "$moddir/$crds"/*.yaml "$out/crds.tmp.$$/"
+		else
+			cp "$moddir/$crds" "$out/crds.tmp.$$/"
+		fi
+		chmod u+w "$out/crds.tmp.$$"/*.yaml
+		mv "$out/crds.tmp.$$" "$out/crds"
+	fi
+	ln -sfn "$out/crds" "$assets/$name-crds" 2>/dev/null || log "$name CRDs are at $out/crds"
 }
 
 minor=${kube_version#v1.}
