@@ -75,7 +75,7 @@ var _ = BeforeSuite(func(ctx context.Context) {
 		if err := controllers.Setup(mgr, controllers.Options{}); err != nil {
 			return err
 		}
-		s, err := scheduler.New(mgr, scheduler.Options{})
+		s, err := scheduler.New(mgr, scheduler.Options{WaitForPodGroups: true})
 		if err != nil {
 			return err
 		}
