@@ -68,6 +68,22 @@ ecosystem() {
 		github.com/ray-project/kuberay/ray-operator config/crd/bases
 	build_operator "$tools/mpi-operator" mpi-operator github.com/kubeflow/mpi-operator/cmd/mpi-operator \
 		github.com/kubeflow/mpi-operator manifests/base/kubeflow.org_mpijobs.yaml
+
+	# Karpenter with its KWOK cloud provider, and the CRDs it needs (NodePool, NodeClaim,
+	# KWOKNodeClass) copied from its module into karpenter-crds beside it.
+	local karpenter_version
+	karpenter_version=$(modver "$tools/karpenter" sigs.k8s.io/karpenter)
+	build_beside "$tools/karpenter" karpenter sigs.k8s.io/karpenter/kwok "$karpenter_version" \
+		"-X sigs.k8s.io/karpenter/pkg/operator.Version=$karpenter_version"
+	local crds="$cache_root/karpenter-$karpenter_version/crds" moddir
+	if [[ ! -f "$crds/.version" || "$(cat "$crds/.version")" != "$karpenter_version" ]]; then
+		moddir=$(cd "$tools/karpenter" && go list -m -f '{{.Dir}}' sigs.k8s.io/karpenter)
+		mkdir -p "$crds"
+		cp "$moddir"/pkg/apis/crds/karpenter.sh_*.yaml "$moddir"/kwok/apis/crds/*.yaml "$crds/"
+		chmod u+w "$crds"/*.yaml
+		echo "$karpenter_version" >"$crds/.version"
+	fi
+	ln -sfn "$crds" "$assets/karpenter-crds" 2>/dev/null || log "Karpenter's CRDs are at $crds"
 }
 
 # build_operator DIR NAME PACKAGE MODULE CRDS builds an operator with build_beside and copies CRDS

@@ -59,6 +59,11 @@ type Framework struct {
 	// KWOK manages only the nodes annotated KWOKNodeAnnotation=KWOKNodeAnnotationValue, such as
 	// those CreateNodes and NewKWOKNode make; pods bound to them run as the stages describe.
 	KWOK bool
+	// Autoscaler makes Start also install Karpenter's CRDs and run Karpenter with its KWOK cloud
+	// provider (built by hack/kube-binaries.sh), which needs KWOK. Karpenter adds nodes for pods
+	// marked PodScheduled=False reason Unschedulable once a NodePool exists (ApplyNodePool), and
+	// removes them when they are empty. Its nodes carry KWOKNodeAnnotation, so KWOK runs them.
+	Autoscaler bool
 	// WithoutControllerManager leaves kube-controller-manager out. By default Start runs it with
 	// its default controllers, so that the control plane behaves like a cluster: a deleted object
 	// takes what it owns with it (garbage collection, foreground deletion), namespaces are emptied
@@ -68,7 +73,7 @@ type Framework struct {
 	WithoutControllerManager bool
 	// Dir, when set, is an existing folder that holds everything the control plane writes: etcd's
 	// data (etcd/), the API server's certificates (apiserver/), etcd.log, kube-apiserver.log,
-	// kube-controller-manager.log, and KWOK's kubeconfig and kwok.log. Stop leaves it in place. When empty, the processes use
+	// kube-controller-manager.log, KWOK's kubeconfig and kwok.log, and Karpenter's karpenter.log. Stop leaves it in place. When empty, the processes use
 	// temporary folders that Stop removes.
 	Dir string
 
@@ -86,6 +91,7 @@ type Framework struct {
 	env               *envtest.Environment
 	kwok              *Process
 	controllerManager *Process
+	autoscaler        *Process
 	// tempDir is the folder Start made for KWOK and kube-controller-manager when Dir is empty,
 	// removed by Stop.
 	tempDir string
@@ -129,6 +135,12 @@ func (f *Framework) Start() error {
 	crdPaths := f.CRDPaths
 	if !f.WithoutCalderaCRDs {
 		crdPaths = append([]string{filepath.Join(RepoRoot(), "config", "crd", "bases")}, crdPaths...)
+	}
+	if f.Autoscaler {
+		if !f.KWOK {
+			return errors.New("the framework's autoscaler needs KWOK to run its nodes: set KWOK too")
+		}
+		crdPaths = append(crdPaths, karpenterCRDs(assets))
 	}
 	f.env = &envtest.Environment{
 		BinaryAssetsDirectory:    assets,
@@ -194,6 +206,13 @@ func (f *Framework) Start() error {
 			return errors.Join(err, f.Stop())
 		}
 	}
+	if f.Autoscaler {
+		ctx, cancel := context.WithTimeout(context.Background(), StartTimeout)
+		defer cancel()
+		if f.autoscaler, err = startKarpenter(ctx, assets, dir, cfg, f.env.AttachControlPlaneOutput); err != nil {
+			return errors.Join(err, f.Stop())
+		}
+	}
 	if !f.WithoutControllerManager {
 		ctx, cancel := context.WithTimeout(context.Background(), StartTimeout)
 		defer cancel()
@@ -204,10 +223,14 @@ func (f *Framework) Start() error {
 	return nil
 }
 
-// Stop stops KWOK, kube-controller-manager, kube-apiserver and etcd, and removes the files the
+// Stop stops Karpenter, KWOK, kube-controller-manager, kube-apiserver and etcd, and removes the files the
 // framework wrote. It is safe to call more than once and after a failed Start.
 func (f *Framework) Stop() error {
 	var errs []error
+	if f.autoscaler != nil {
+		errs = append(errs, f.autoscaler.Stop())
+		f.autoscaler = nil
+	}
 	if f.kwok != nil {
 		errs = append(errs, f.kwok.Stop())
 		f.kwok = nil

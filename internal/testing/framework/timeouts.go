@@ -28,6 +28,10 @@ const (
 	ConsistentlyDuration = 2 * time.Second
 	// Interval is the poll interval of Eventually and Consistently.
 	Interval = 100 * time.Millisecond
+	// AutoscalerQuietPeriod is how long a spec watches an autoscaler not add a node: several
+	// times what Karpenter takes to add one for pods marked Unschedulable (a batch window of at
+	// most 3 s, then its provisioning loop).
+	AutoscalerQuietPeriod = 10 * time.Second
 	// StartTimeout bounds starting the control plane.
 	StartTimeout = 2 * time.Minute
 )

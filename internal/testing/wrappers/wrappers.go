@@ -89,6 +89,18 @@ func (w *JobWrapper) ExitCode(code int) *JobWrapper {
 	return w
 }
 
+// Requests sets the requests of the last task's container.
+func (w *JobWrapper) Requests(requests corev1.ResourceList) *JobWrapper {
+	w.lastTask().Template.Spec.Containers[0].Resources.Requests = requests
+	return w
+}
+
+// NodeSelector sets the node selector of the last task's pods.
+func (w *JobWrapper) NodeSelector(selector map[string]string) *JobWrapper {
+	w.lastTask().Template.Spec.NodeSelector = selector
+	return w
+}
+
 // TaskMinAvailable sets the last task's minAvailable.
 func (w *JobWrapper) TaskMinAvailable(n int32) *JobWrapper {
 	w.lastTask().MinAvailable = ptr.To(n)
