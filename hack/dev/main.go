@@ -15,11 +15,12 @@ limitations under the License.
 */
 
 // Command dev is `make dev`: it brings up a local control plane (etcd, kube-apiserver with
-// Caldera's CRDs, kube-controller-manager, KWOK with fake nodes), builds and starts the manager, applies manifests and
-// prints every phase change of the Jobs, PodGroups and pods they make, until Ctrl-C. Everything
+// Caldera's CRDs, kube-controller-manager, KWOK with fake nodes, and with -autoscaler Karpenter), builds and starts the
+// manager, applies manifests and prints every phase change of the Jobs, PodGroups and pods they make (and of the nodes
+// Karpenter adds), until Ctrl-C. Everything
 // it writes lives in one temporary data folder, removed at the end unless -keep is given.
 //
-//	go run ./hack/dev [-f samples/dev/] [-nodes 4] [-gpu-nodes 0] [-exit-when-done] [-timeout 5m] [-keep] [-manager=false]
+//	go run ./hack/dev [-f samples/dev/] [-nodes 4] [-gpu-nodes 0] [-autoscaler] [-exit-when-done] [-timeout 5m] [-keep] [-manager=false]
 package main
 
 import (
@@ -52,6 +53,7 @@ type options struct {
 	timeout      time.Duration
 	keep         bool
 	manager      bool
+	autoscaler   bool
 }
 
 func parseFlags() (*options, error) {
@@ -63,6 +65,7 @@ func parseFlags() (*options, error) {
 	flag.BoolVar(&o.exitWhenDone, "exit-when-done", false, "Exit 0 once every applied batch.volcano.sh Job is Completed; exit 1 when one ends Failed, Terminated or Aborted, or after -timeout.")
 	flag.DurationVar(&o.timeout, "timeout", 5*time.Minute, "With -exit-when-done: how long the Jobs have to complete.")
 	flag.BoolVar(&o.keep, "keep", false, "Keep the data folder (etcd data, kubeconfig, logs) at the end.")
+	flag.BoolVar(&o.autoscaler, "autoscaler", false, "Also run Karpenter with its KWOK cloud provider and the NodePool of config/kwok/karpenter.yaml, and start the manager with the scheduler configuration for clusters that grow (config/scheduler/autoscaler.conf): gangs larger than the nodes make Karpenter add nodes, removed again once empty.")
 	flag.BoolVar(&o.manager, "manager", true, "Build and start ./cmd/manager; with -manager=false, run your own (for example in a debugger) against the printed KUBECONFIG.")
 	flag.Parse()
 	if flag.NArg() > 0 {
@@ -163,7 +166,7 @@ func (d *dev) run(ctx context.Context) int {
 	build := d.buildManager(ctx, repo)
 
 	started := d.clock.Now()
-	d.fw = &framework.Framework{KWOK: true, Dir: d.dataDir}
+	d.fw = &framework.Framework{KWOK: true, Autoscaler: d.opts.autoscaler, Dir: d.dataDir}
 	if err := d.fw.Start(); err != nil {
 		d.say("starting the control plane: %v", err)
 		return 1
@@ -177,6 +180,9 @@ func (d *dev) run(ctx context.Context) int {
 	if err == nil {
 		err = d.fw.WaitForNodesReady(ctx, names...)
 	}
+	if err == nil && d.opts.autoscaler {
+		err = d.fw.ApplyNodePool(ctx)
+	}
 	if ctx.Err() != nil {
 		return interrupted(d)
 	}
@@ -185,6 +191,9 @@ func (d *dev) run(ctx context.Context) int {
 		return 1
 	}
 	d.say("etcd, kube-apiserver (CRDs installed), kube-controller-manager and KWOK are up with %d Ready nodes in %s", len(names), d.clock.Since(started).Round(100*time.Millisecond))
+	if d.opts.autoscaler {
+		d.say("Karpenter is up with the NodePool of %s", framework.NodePoolPath())
+	}
 
 	kubeconfig := filepath.Join(d.dataDir, "kubeconfig")
 	if err := framework.WriteKubeconfig(d.fw.Config, kubeconfig); err != nil {
@@ -198,7 +207,11 @@ func (d *dev) run(ctx context.Context) int {
 	}
 	fmt.Printf("\nexport KUBECONFIG=%s\n", kubeconfig)
 	fmt.Printf("# kubectl is at %s\n", filepath.Join(assets, "kubectl"))
-	fmt.Printf("# logs: %s\n\n", filepath.Join(d.dataDir, "{kwok,kube-apiserver,kube-controller-manager,etcd}.log"))
+	logs := "{kwok,kube-apiserver,kube-controller-manager,etcd}.log"
+	if d.opts.autoscaler {
+		logs = "{karpenter,kwok,kube-apiserver,kube-controller-manager,etcd}.log"
+	}
+	fmt.Printf("# logs: %s\n\n", filepath.Join(d.dataDir, logs))
 
 	binary, err := build.wait()
 	if ctx.Err() != nil {
@@ -213,9 +226,12 @@ func (d *dev) run(ctx context.Context) int {
 	}
 	var managerDied <-chan struct{}
 	if binary != "" {
-		d.manager, err = startChild(binary, filepath.Join(d.dataDir, "manager.log"), repo, kubeconfig,
-			"--kubeconfig", kubeconfig, "--leader-elect=false",
-			"--metrics-bind-address=0", "--health-probe-bind-address=0")
+		args := []string{"--kubeconfig", kubeconfig, "--leader-elect=false",
+			"--metrics-bind-address=0", "--health-probe-bind-address=0"}
+		if d.opts.autoscaler {
+			args = append(args, "--scheduler-conf", framework.AutoscalerSchedulerConfigPath())
+		}
+		d.manager, err = startChild(binary, filepath.Join(d.dataDir, "manager.log"), repo, kubeconfig, args...)
 		if err != nil {
 			d.say("%v", err)
 			return 1
@@ -296,7 +312,11 @@ func (d *dev) teardown() error {
 	}
 	if d.fw != nil {
 		errs = append(errs, d.fw.Stop())
-		d.say("KWOK, kube-controller-manager, kube-apiserver and etcd stopped")
+		if d.opts.autoscaler {
+			d.say("Karpenter, KWOK, kube-controller-manager, kube-apiserver and etcd stopped")
+		} else {
+			d.say("KWOK, kube-controller-manager, kube-apiserver and etcd stopped")
+		}
 	}
 	if d.opts.keep {
 		d.say("kept the data folder %s", d.dataDir)

@@ -31,6 +31,7 @@ import (
 
 	batchv1alpha1 "github.com/caldera-sh/caldera/api/batch/v1alpha1"
 	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
+	"github.com/caldera-sh/caldera/internal/testing/framework"
 )
 
 // watchResult is how the applied Jobs ended: err is nil when every one completed.
@@ -76,7 +77,12 @@ func (d *dev) watch(ctx context.Context, a *applied) (*watcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, obj := range []client.Object{&batchv1alpha1.Job{}, &schedulingv1beta1.PodGroup{}, &corev1.Pod{}} {
+	watched := []client.Object{&batchv1alpha1.Job{}, &schedulingv1beta1.PodGroup{}, &corev1.Pod{}}
+	if d.opts.autoscaler {
+		d.say("watching the nodes Karpenter adds and removes")
+		watched = append(watched, &corev1.Node{})
+	}
+	for _, obj := range watched {
 		informer, err := c.GetInformer(ctx, obj, cache.BlockUntilSynced(false))
 		if err != nil {
 			return nil, fmt.Errorf("watching %T: %w", obj, err)
@@ -120,6 +126,12 @@ func (w *watcher) observe(obj any, deleted bool) {
 		kind, summary = "podgroup", podGroupSummary(o)
 	case *corev1.Pod:
 		kind, summary = "pod", podSummary(o)
+	case *corev1.Node:
+		pool, ok := o.Labels[framework.NodePoolLabel]
+		if !ok {
+			return
+		}
+		kind, summary = "node", nodeSummary(o, pool)
 	default:
 		return
 	}
@@ -221,10 +233,36 @@ func podSummary(pod *corev1.Pod) string {
 			break
 		}
 	}
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse {
+			line += " PodScheduled=False reason=" + c.Reason
+		}
+	}
 	if pod.Status.Reason != "" {
 		line += fmt.Sprintf(" reason=%s: %s", pod.Status.Reason, shorten(pod.Status.Message, 160))
 	}
 	if pod.DeletionTimestamp != nil {
+		line += " terminating"
+	}
+	return line
+}
+
+// nodeSummary describes a node Karpenter added from pool: whether it is Ready, its CPUs, and
+// whether Karpenter is taking it away.
+func nodeSummary(node *corev1.Node, pool string) string {
+	ready := "NotReady"
+	for _, c := range node.Status.Conditions {
+		if c.Type == corev1.NodeReady && c.Status == corev1.ConditionTrue {
+			ready = "Ready"
+		}
+	}
+	line := fmt.Sprintf("%s nodepool=%s cpu=%s", ready, pool, node.Status.Allocatable.Cpu())
+	for _, t := range node.Spec.Taints {
+		if t.Key == "karpenter.sh/disrupted" {
+			line += " disrupted"
+		}
+	}
+	if node.DeletionTimestamp != nil {
 		line += " terminating"
 	}
 	return line
