@@ -18,6 +18,8 @@ package autoscaler
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -26,6 +28,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
 
 	batchv1alpha1 "github.com/caldera-sh/caldera/api/batch/v1alpha1"
 	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
@@ -104,6 +107,18 @@ func expectRunsOnAddedNodes(ctx context.Context, job *batchv1alpha1.Job, pods in
 	scaledUp = true
 }
 
+// createJob creates the Job of a manifest file of the repository in namespace ns.
+func createJob(ctx context.Context, path, ns string) *batchv1alpha1.Job {
+	GinkgoHelper()
+	data, err := os.ReadFile(filepath.Join(framework.RepoRoot(), path))
+	Expect(err).NotTo(HaveOccurred())
+	job := &batchv1alpha1.Job{}
+	Expect(yaml.UnmarshalStrict(data, job)).To(Succeed())
+	job.Namespace = ns
+	Expect(fw.Client.Create(ctx, job)).To(Succeed())
+	return job
+}
+
 // elasticCluster reports whether the proportion plugin takes the argument elastic-cluster,
 // without which a gang larger than today's cluster is held by its queue's share.
 func elasticCluster() bool {
@@ -128,9 +143,8 @@ var _ = Describe("Karpenter adds the nodes a gang needs and removes them afterwa
 			Skip("the proportion plugin has no argument elastic-cluster yet: without it the queue's share holds a gang larger than today's cluster")
 		}
 		ns := fw.SpecNamespace("autoscaled")
-		job := wrappers.MakeJob("big-gang", ns).MinAvailable(8).Task("worker", 8).Requests(cpus(16)).
-			RunFor(2 * time.Second).Obj()
-		Expect(fw.Client.Create(ctx, job)).To(Succeed())
+		job := createJob(ctx, "samples/autoscaler/gang.yaml", ns)
+		Expect(job.Spec.MinAvailable).To(BeEquivalentTo(8))
 		expectRunsOnAddedNodes(ctx, job, 8)
 	})
 

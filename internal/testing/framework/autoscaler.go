@@ -62,8 +62,12 @@ func AutoscalerSchedulerConfigPath() string {
 // karpenterCRDs is the folder of Karpenter's CRDs (NodePool, NodeClaim, NodeOverlay,
 // KWOKNodeClass) that hack/kube-binaries.sh copies from Karpenter's module and links into the
 // assets folder.
-func karpenterCRDs(assets string) string {
-	return filepath.Join(assets, "karpenter-crds")
+func karpenterCRDs(assets string) (string, error) {
+	dir := filepath.Join(assets, "karpenter-crds")
+	if _, err := os.Stat(dir); err != nil {
+		return "", fmt.Errorf("the CRDs of Karpenter are not in the assets folder %s: run hack/kube-binaries.sh (make kube-binaries) to copy them there: %w", assets, err)
+	}
+	return dir, nil
 }
 
 // startKarpenter starts Karpenter with its KWOK cloud provider from the assets folder against

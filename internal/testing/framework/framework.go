@@ -140,7 +140,11 @@ func (f *Framework) Start() error {
 		if !f.KWOK {
 			return errors.New("the framework's autoscaler needs KWOK to run its nodes: set KWOK too")
 		}
-		crdPaths = append(crdPaths, karpenterCRDs(assets))
+		dir, err := karpenterCRDs(assets)
+		if err != nil {
+			return err
+		}
+		crdPaths = append(crdPaths, dir)
 	}
 	f.env = &envtest.Environment{
 		BinaryAssetsDirectory:    assets,
