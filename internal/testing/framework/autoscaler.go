@@ -160,7 +160,7 @@ func (f *Framework) ApplyNodePool(ctx context.Context) error {
 		return err
 	}
 	for _, obj := range objs {
-		if err := f.Client.Patch(ctx, obj, client.Apply, client.FieldOwner(autoscalerFieldOwner), client.ForceOwnership); err != nil {
+		if err := f.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(obj), client.FieldOwner(autoscalerFieldOwner), client.ForceOwnership); err != nil {
 			return fmt.Errorf("applying %s %s: %w", obj.GetKind(), obj.GetName(), err)
 		}
 	}
