@@ -77,7 +77,8 @@ ecosystem() {
 		"-X sigs.k8s.io/karpenter/pkg/operator.Version=$karpenter_version"
 	local crds="$cache_root/karpenter-$karpenter_version/crds" moddir
 	if [[ ! -f "$crds/.version" || "$(cat "$crds/.version")" != "$karpenter_version" ]]; then
-		moddir=$(cd "$tools/karpenter" && go list -m -f '{{.Dir}}' sigs.k8s.io/karpenter)
+		moddir=$(cd "$tools/karpenter" && go mod download sigs.k8s.io/karpenter &&
+			go list -m -f '{{.Dir}}' sigs.k8s.io/karpenter)
 		mkdir -p "$crds"
 		cp "$moddir"/pkg/apis/crds/karpenter.sh_*.yaml "$moddir"/kwok/apis/crds/*.yaml "$crds/"
 		chmod u+w "$crds"/*.yaml
