@@ -124,8 +124,9 @@ func Assets() (string, error) {
 }
 
 // Start starts etcd and kube-apiserver with Caldera's CRDs installed, sets Config, Client and
-// Scheme, starts kube-controller-manager unless f.WithoutControllerManager, and KWOK when f.KWOK
-// is set. On error, whatever was started is stopped again.
+// Scheme, starts kube-controller-manager unless f.WithoutControllerManager, KWOK when f.KWOK
+// is set, and Karpenter (with its CRDs) when f.Autoscaler is set, returning once it is ready. On
+// error, whatever was started is stopped again.
 func (f *Framework) Start() error {
 	assets, err := Assets()
 	if err != nil {
