@@ -60,7 +60,7 @@ var _ = BeforeSuite(func(ctx context.Context) {
 		if err := controllers.Setup(mgr, controllers.Options{}); err != nil {
 			return err
 		}
-		s, err := scheduler.New(mgr, scheduler.Options{ConfigFile: framework.AutoscalerSchedulerConfigPath()})
+		s, err := scheduler.New(mgr, scheduler.Options{ConfigFile: framework.AutoscalerSchedulerConfigPath(), WaitForPodGroups: true})
 		if err != nil {
 			return err
 		}
