@@ -8,7 +8,9 @@ LOCALBIN ?= $(CURDIR)/bin
 CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen
 GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint
 
-# KUBEBUILDER_ASSETS holds kube-apiserver, etcd, kubectl, kwok and helm. An already-set value (for
+# KUBEBUILDER_ASSETS holds kube-apiserver, kube-controller-manager, etcd, kubectl, kwok, helm and
+# the other parts of a cluster the e2e suites run (Karpenter, KubeRay, the MPI operator, each with
+# its CRDs). An already-set value (for
 # example from setup-envtest) is honoured; otherwise hack/kube-binaries.sh builds them from the
 # Go module proxy into a cache keyed by version (minutes cold, seconds warm).
 ASSETS = $(shell bash hack/kube-binaries.sh | tail -n 1)
@@ -110,7 +112,7 @@ bench: ## Run the benchmarks (long).
 	go test -run '^$$' -bench . -benchmem -timeout 60m ./...
 
 .PHONY: kube-binaries
-kube-binaries: ## Build kube-apiserver, etcd, kubectl, kwok and helm into the cache and print the folder.
+kube-binaries: ## Build kube-apiserver, kube-controller-manager, etcd, kubectl, kwok, helm, Karpenter, KubeRay and the MPI operator into the cache and print the folder.
 	@bash hack/kube-binaries.sh
 
 ##@ Build
