@@ -23,7 +23,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/fluxcd/pkg/runtime/patch"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
@@ -120,30 +119,30 @@ func (r *JobReconciler) Reconcile(ctx context.Context, req ctrl.Request) (result
 	}
 
 	rc := &jobRun{r: r, job: job, key: req.NamespacedName, before: job.Status.State.Phase}
-	patcher := patch.NewSerialPatcher(job, r.Client)
+	read := job.DeepCopy()
 	defer func() {
-		retErr = r.finalize(ctx, rc, patcher, retErr)
+		retErr = r.finalize(ctx, rc, read, retErr)
 	}()
 	return rc.run(ctx)
 }
 
 // finalize computes the job's conditions, writes its status once, and emits the events of the
-// reconcile and records its metrics when the write succeeded.
+// reconcile and records its metrics when the write succeeded. status.observedGeneration is the
+// job's generation whenever the reconcile judged it, Stalled included: kstatus reads Stalled with
+// a current observedGeneration as "this commit is bad", and a stale verdict never sits beside a
+// newer generation.
 //
 // Pod and PodGroup changes are put back when the status write fails (all of them: what they
 // caused is not recorded) or the reconcile failed (those not yet carried out), so no edge is
 // lost. Commands carried out are deleted only after the status that records them (in
 // status.handledCommands) is written, so each takes effect once.
-func (r *JobReconciler) finalize(ctx context.Context, rc *jobRun, patcher *patch.SerialPatcher, retErr error) error {
+func (r *JobReconciler) finalize(ctx context.Context, rc *jobRun, read *batchv1alpha1.Job, retErr error) error {
 	job := rc.job
 	setJobConditions(job, rc, retErr, r.Clock)
-	if retErr == nil && rc.stalled == nil {
+	if retErr == nil {
 		job.Status.ObservedGeneration = job.Generation
 	}
-	err := patcher.Patch(ctx, job,
-		patch.WithFieldOwner(jobControllerName),
-		patch.WithOwnedConditions{Conditions: ownedJobConditions},
-	)
+	err := writeStatus(ctx, r.Client, read, job, jobControllerName)
 	if err != nil {
 		if !apierrors.IsNotFound(err) {
 			r.changes.putBack(rc.key, rc.podChanges, rc.groupChanges)

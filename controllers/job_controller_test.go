@@ -346,6 +346,91 @@ var _ = Describe("Job controller", Label("controller:job"), func() {
 	})
 })
 
+var _ = Describe("Job controller and TTL under GitOps", Label("controller:job"), func() {
+	var ns string
+
+	BeforeEach(func(ctx SpecContext) {
+		ns = fw.SpecNamespace("ttl")
+		startControllers(ctx)
+	})
+
+	It("keeps a Flux-managed job as the record when its TTL passes, deleting what it made", func(ctx SpecContext) {
+		job := wrappers.MakeJob("flux", ns).Scheduler(testScheduler).TTL(1).Task("worker", 2).RunFor(time.Second).
+			Plugin("svc").Label("kustomize.toolkit.fluxcd.io/name", "batch").Label("kustomize.toolkit.fluxcd.io/namespace", "flux-system").Obj()
+		Expect(fw.Client.Create(ctx, job)).To(Succeed())
+		job = expectPhase(ctx, job, batchv1alpha1.Completed, framework.LongTimeout)
+
+		Eventually(func(g Gomega) {
+			cur := getJob(ctx, g, job)
+			c := condition(cur, batchv1alpha1.ChildrenDeletedCondition)
+			g.Expect(c).NotTo(BeNil())
+			g.Expect(c.Reason).To(Equal(batchv1alpha1.TTLExpiredReason))
+			g.Expect(c.Message).To(ContainSubstring("Flux Kustomization flux-system/batch manages the job"))
+			g.Expect(jobPods(ctx, g, job)).To(BeEmpty())
+			g.Expect(apierrors.IsNotFound(fw.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: "flux"}, &corev1.Service{}))).To(BeTrue())
+			pgs := &schedulingv1beta1.PodGroupList{}
+			g.Expect(fw.Client.List(ctx, pgs, client.InNamespace(ns))).To(Succeed())
+			g.Expect(pgs.Items).To(BeEmpty())
+		}, framework.LongTimeout, framework.Interval).Should(Succeed())
+		// The Job stays, Completed and Ready, for the tool to find as Git says.
+		Consistently(func(g Gomega) {
+			cur := getJob(ctx, g, job)
+			g.Expect(cur.DeletionTimestamp).To(BeNil())
+			g.Expect(cur.Status.State.Phase).To(Equal(batchv1alpha1.Completed))
+			g.Expect(jobPods(ctx, g, job)).To(BeEmpty())
+		}, framework.ConsistentlyDuration, framework.Interval).Should(Succeed())
+	})
+
+	It("never deletes a job held by spec.suspend", func(ctx SpecContext) {
+		job := wrappers.MakeJob("paused", ns).Scheduler(testScheduler).TTL(1).Suspend(true).Task("worker", 1).Obj()
+		Expect(fw.Client.Create(ctx, job)).To(Succeed())
+		Eventually(func(g Gomega) {
+			cur := getJob(ctx, g, job)
+			g.Expect(cur.Status.State.Phase).To(Equal(batchv1alpha1.Aborted))
+			g.Expect(cur.Status.Health).To(Equal(batchv1alpha1.HealthSuspended))
+		}, framework.Timeout, framework.Interval).Should(Succeed())
+		Consistently(func(g Gomega) {
+			g.Expect(getJob(ctx, g, job).DeletionTimestamp).To(BeNil())
+		}, 3*framework.ConsistentlyDuration, framework.Interval).Should(Succeed())
+	})
+})
+
+var _ = Describe("Job controller status writes", Label("controller:job"), func() {
+	It("writes phase, conditions and observedGeneration together, in one write each reconcile", func(ctx SpecContext) {
+		ns := fw.SpecNamespace("onewrite")
+		startControllers(ctx)
+		wc, err := client.NewWithWatch(fw.Config, client.Options{Scheme: fw.Client.Scheme()})
+		Expect(err).NotTo(HaveOccurred())
+		w, err := wc.Watch(ctx, &batchv1alpha1.JobList{}, client.InNamespace(ns))
+		Expect(err).NotTo(HaveOccurred())
+		defer w.Stop()
+
+		job := wrappers.MakeJob("steps", ns).Scheduler(testScheduler).Task("worker", 2).RunFor(time.Second).Obj()
+		Expect(fw.Client.Create(ctx, job)).To(Succeed())
+		reasonOf := map[batchv1alpha1.JobPhase]string{
+			batchv1alpha1.Pending: batchv1alpha1.JobPendingReason, batchv1alpha1.Running: batchv1alpha1.JobRunningReason,
+		}
+		deadline := time.After(framework.LongTimeout)
+		for done := false; !done; {
+			select {
+			case ev := <-w.ResultChan():
+				cur, ok := ev.Object.(*batchv1alpha1.Job)
+				Expect(ok).To(BeTrue())
+				if len(cur.Status.Conditions) == 0 {
+					continue
+				}
+				Expect(cur.Status.ObservedGeneration).To(Equal(cur.Generation), "conditions without their observedGeneration: %+v", cur.Status)
+				if r := condition(cur, batchv1alpha1.ReconcilingCondition); r != nil && reasonOf[cur.Status.State.Phase] != "" {
+					Expect(r.Reason).To(Equal(reasonOf[cur.Status.State.Phase]), "Reconciling says %s beside phase %s", r.Reason, cur.Status.State.Phase)
+				}
+				done = cur.Status.State.Phase == batchv1alpha1.Completed
+			case <-deadline:
+				Fail("the job did not complete")
+			}
+		}
+	})
+})
+
 var _ = Describe("Job controller restarts", Label("controller:job"), func() {
 	It("leaves exactly the expected pods when the manager restarts in the middle of pod creation", func(ctx SpecContext) {
 		ns := fw.SpecNamespace("restart")
@@ -404,6 +489,9 @@ var _ = Describe("Job controller and bad input", Label("controller:job"), func()
 				g.Expect(s.Message).To(ContainSubstring(m))
 			}
 			g.Expect(cur.Status.State.Phase).To(Equal(batchv1alpha1.Pending))
+			// The verdict is on this generation: tools read Stalled as "this commit is bad".
+			g.Expect(cur.Status.ObservedGeneration).To(Equal(cur.Generation))
+			g.Expect(cur.Status.Health).To(Equal(batchv1alpha1.HealthFailed))
 		}, framework.Timeout, framework.Interval).Should(Succeed())
 	}
 

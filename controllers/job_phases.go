@@ -137,6 +137,12 @@ func (rc *jobRun) run(ctx context.Context) (ctrl.Result, error) {
 	if rc.evalErr != nil {
 		return ctrl.Result{}, rc.evalErr
 	}
+	if d, ok := lifecycle.TTL(rc.job); ok && d.Action == batchv1alpha1.TTLActionDeleteChildren {
+		// The ChildrenDeleted condition is due when the TTL passes.
+		if wait := d.Expiry.Sub(rc.r.Clock.Now()); wait > 0 && (rc.requeueAfter == 0 || rc.requeueAfter > wait) {
+			rc.requeueAfter = wait
+		}
+	}
 	if rc.job.Status.State.Phase == batchv1alpha1.Running && rc.usesElapsed() {
 		// A condition on elapsed can come true with nothing else changing.
 		if rc.requeueAfter == 0 || rc.requeueAfter > elapsedRecheck {
@@ -567,13 +573,7 @@ func (rc *jobRun) releaseJob(ctx context.Context) error {
 		}
 		rc.podGroup = nil
 	}
-	objs := []client.Object{
-		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: job.Namespace, Name: naming.SvcConfigMapName(job.Name)}},
-		&corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: job.Namespace, Name: naming.ServiceName(job.Name)}},
-		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: job.Namespace, Name: naming.SSHSecretName(job.Name)}},
-		networkPolicy(job.Namespace, naming.NetworkPolicyName(job.Name)),
-	}
-	for _, o := range objs {
+	for _, o := range pluginObjects(job) {
 		if err := rc.deleteOwned(ctx, o); err != nil {
 			return err
 		}
@@ -586,15 +586,31 @@ func (rc *jobRun) releaseJob(ctx context.Context) error {
 	return nil
 }
 
+// pluginObjects are the keys of the objects the job plugins make for a job.
+func pluginObjects(job *batchv1alpha1.Job) []client.Object {
+	return []client.Object{
+		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: job.Namespace, Name: naming.SvcConfigMapName(job.Name)}},
+		&corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: job.Namespace, Name: naming.ServiceName(job.Name)}},
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: job.Namespace, Name: naming.SSHSecretName(job.Name)}},
+		networkPolicy(job.Namespace, naming.NetworkPolicyName(job.Name)),
+	}
+}
+
 // deleteOwned deletes o when it exists and the job controls it.
 func (rc *jobRun) deleteOwned(ctx context.Context, o client.Object) error {
-	if err := getOwned(ctx, rc.r.Client, rc.r.APIReader, o); err != nil {
+	return deleteControlled(ctx, rc.r.Client, rc.r.APIReader, rc.job, o)
+}
+
+// deleteControlled deletes the object of o's key when it exists and job controls it; reader reads
+// what the cache does not hold (see getOwned).
+func deleteControlled(ctx context.Context, c client.Client, reader client.Reader, job *batchv1alpha1.Job, o client.Object) error {
+	if err := getOwned(ctx, c, reader, o); err != nil {
 		return client.IgnoreNotFound(err)
 	}
-	if !metav1.IsControlledBy(o, rc.job) {
+	if !metav1.IsControlledBy(o, job) || !o.GetDeletionTimestamp().IsZero() {
 		return nil
 	}
-	if err := rc.r.Client.Delete(ctx, o, client.Preconditions{UID: ptrUID(o.GetUID())}); client.IgnoreNotFound(err) != nil {
+	if err := c.Delete(ctx, o, client.Preconditions{UID: ptrUID(o.GetUID())}); client.IgnoreNotFound(err) != nil {
 		return fmt.Errorf("deleting %T %s: %w", o, o.GetName(), err)
 	}
 	return nil

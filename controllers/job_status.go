@@ -27,14 +27,6 @@ import (
 	"github.com/caldera-sh/caldera/internal/job/lifecycle"
 )
 
-// ownedJobConditions are the condition types the job controller writes.
-var ownedJobConditions = []string{
-	batchv1alpha1.ReadyCondition,
-	batchv1alpha1.ReconcilingCondition,
-	batchv1alpha1.StalledCondition,
-	batchv1alpha1.SuspendedCondition,
-}
-
 // setJobConditions computes the job's conditions at the end of a reconcile: from its phase,
 // then bad input (Stalled), then a reconcile error that is retried (Ready=False, reason
 // ReconcileError, as Flux reports it), then a lifecycle policy that failed to evaluate
@@ -57,4 +49,6 @@ func setJobConditions(job *batchv1alpha1.Job, rc *jobRun, retErr error, clk cloc
 			LastTransitionTime: metav1.NewTime(clk.Now()),
 		})
 	}
+	lifecycle.SetTTLCondition(job, clk)
+	lifecycle.SetHealth(job)
 }

@@ -94,7 +94,12 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the PodGroup controller: %w", err)
 	}
-	if err := (&JobTTLReconciler{Client: mgr.GetClient(), Clock: opts.Clock}).SetupWithManager(mgr); err != nil {
+	if err := (&JobTTLReconciler{
+		Client:    mgr.GetClient(),
+		APIReader: mgr.GetAPIReader(),
+		Recorder:  mgr.GetEventRecorderFor("caldera-job-ttl-controller"), //nolint:staticcheck // the events/v1 recorder is not yet what the rest of the manager uses
+		Clock:     opts.Clock,
+	}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the job TTL controller: %w", err)
 	}
 	return nil

@@ -437,6 +437,22 @@ type TaskState struct {
 	Phase map[corev1.PodPhase]int32 `json:"phase,omitempty"`
 }
 
+// JobHealth is status.health: the job's conditions in one word.
+type JobHealth string
+
+// The values of status.health.
+const (
+	// HealthProgressing: the job is pending, running or changing phase.
+	HealthProgressing JobHealth = "Progressing"
+	// HealthSucceeded: the job completed (Ready=True).
+	HealthSucceeded JobHealth = "Succeeded"
+	// HealthFailed: the job failed, was terminated or aborted, or its spec is bad input
+	// (Stalled=True).
+	HealthFailed JobHealth = "Failed"
+	// HealthSuspended: the job is held by spec.suspend.
+	HealthSuspended JobHealth = "Suspended"
+)
+
 // JobStatus is the observed state of a Job.
 type JobStatus struct {
 	// state is the job's phase with the reason of its last change.
@@ -507,6 +523,16 @@ type JobStatus struct {
 	// +kubebuilder:validation:items:MaxLength=64
 	// +optional
 	HandledCommands []string `json:"handledCommands,omitempty"`
+
+	// health sums the conditions up in one word a label selector can match, for tools that
+	// cannot select a condition by type (an Argo Workflows resource step's successCondition
+	// "status.health == Succeeded" and failureCondition "status.health == Failed"): Succeeded
+	// when Ready (Completed); Failed when Stalled, for a failed, terminated or aborted run and
+	// for bad input alike (the job stays phase Pending then); Suspended when held by
+	// spec.suspend; Progressing otherwise. Caldera only; Volcano has no such field.
+	// +kubebuilder:validation:Enum=Progressing;Succeeded;Failed;Suspended
+	// +optional
+	Health JobHealth `json:"health,omitempty"`
 
 	// conditions are the job's standard conditions: Ready, Reconciling and Stalled (kstatus),
 	// read by Flux, Argo CD and kubectl wait.

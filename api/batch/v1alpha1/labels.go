@@ -58,6 +58,16 @@ const (
 	// from (annotation); a job whose live pods carry another hash than its spec restarts.
 	TemplateHashKey = "caldera.sh/template-hash"
 
+	// TTLActionAnnotation says what ttlSecondsAfterFinished deletes when it passes: "Delete", the
+	// Job and with it everything it made (Volcano's behaviour, the default for a job no GitOps
+	// tool manages), or "DeleteChildren", the job's pods, PodGroup, plugin objects and the claims
+	// it made, keeping the Job as the record (the default for a job Flux, Argo CD or Helm
+	// manages, which would re-create a deleted Job and run it again).
+	TTLActionAnnotation = "caldera.sh/ttl-action"
+	// TTLActionDelete and TTLActionDeleteChildren are the values of TTLActionAnnotation.
+	TTLActionDelete         = "Delete"
+	TTLActionDeleteChildren = "DeleteChildren"
+
 	// PoliciesAnnotation carries extra lifecycle policies (a YAML list of LifecyclePolicy) on a
 	// manifest meant to stay valid for Volcano; they are consulted after spec.policies.
 	PoliciesAnnotation = "caldera.sh/policies"
@@ -74,6 +84,12 @@ const (
 	StalledCondition = "Stalled"
 	// SuspendedCondition is True while spec.suspend holds the job.
 	SuspendedCondition = "Suspended"
+	// ChildrenDeletedCondition is True once ttlSecondsAfterFinished has passed for a job kept as
+	// the record (TTLActionDeleteChildren): its pods, PodGroup, plugin objects and the claims it
+	// made are deleted.
+	ChildrenDeletedCondition = "ChildrenDeleted"
+	// TTLExpiredReason: ttlSecondsAfterFinished has passed.
+	TTLExpiredReason = "TTLExpired"
 
 	// JobCompletedReason: the job completed.
 	JobCompletedReason = "JobCompleted"

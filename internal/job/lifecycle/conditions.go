@@ -87,6 +87,28 @@ func MarkStalled(job *batchv1alpha1.Job, reason, message string, clk clock.Passi
 	removeCondition(job, batchv1alpha1.ReconcilingCondition)
 }
 
+// SetHealth sets status.health from the job's conditions, once they are final: Suspended when
+// the job is held by spec.suspend (Suspended=True) or aborted by an AbortJob Command (until a
+// ResumeJob); Failed when otherwise Stalled=True (a failed or terminated run, or bad input);
+// Succeeded when Ready=True; Progressing otherwise.
+func SetHealth(job *batchv1alpha1.Job) {
+	conds := job.Status.Conditions
+	stalled := apimeta.FindStatusCondition(conds, batchv1alpha1.StalledCondition)
+	switch {
+	case stalled != nil && stalled.Status == metav1.ConditionTrue && stalled.Reason == batchv1alpha1.JobAbortedReason:
+		// Aborted by an AbortJob Command: held until a ResumeJob Command, not failed.
+		job.Status.Health = batchv1alpha1.HealthSuspended
+	case stalled != nil && stalled.Status == metav1.ConditionTrue:
+		job.Status.Health = batchv1alpha1.HealthFailed
+	case apimeta.IsStatusConditionTrue(conds, batchv1alpha1.ReadyCondition):
+		job.Status.Health = batchv1alpha1.HealthSucceeded
+	case apimeta.IsStatusConditionTrue(conds, batchv1alpha1.SuspendedCondition):
+		job.Status.Health = batchv1alpha1.HealthSuspended
+	default:
+		job.Status.Health = batchv1alpha1.HealthProgressing
+	}
+}
+
 // MarkReconcileError records a reconcile that failed and is retried, as Flux does: Ready=False
 // with reason ReconcileError and the error as message, and Reconciling=True with the same
 // reason, so a job never reads as waiting when it is failing. Call it after SetConditions, for

@@ -240,3 +240,40 @@ func TestMarkReconcileError(t *testing.T) {
 		})
 	}
 }
+
+func TestSetHealth(t *testing.T) {
+	tests := []struct {
+		name    string
+		state   batchv1alpha1.JobState
+		opts    []jobOpt
+		stalled string
+		want    batchv1alpha1.JobHealth
+	}{
+		{name: "pending", want: batchv1alpha1.HealthProgressing},
+		{name: "running", state: batchv1alpha1.JobState{Phase: batchv1alpha1.Running}, want: batchv1alpha1.HealthProgressing},
+		{name: "restarting", state: batchv1alpha1.JobState{Phase: batchv1alpha1.Restarting}, want: batchv1alpha1.HealthProgressing},
+		{name: "completed", state: batchv1alpha1.JobState{Phase: batchv1alpha1.Completed}, want: batchv1alpha1.HealthSucceeded},
+		{name: "failed", state: batchv1alpha1.JobState{Phase: batchv1alpha1.Failed}, want: batchv1alpha1.HealthFailed},
+		{name: "terminated", state: batchv1alpha1.JobState{Phase: batchv1alpha1.Terminated}, want: batchv1alpha1.HealthFailed},
+		{name: "bad input leaves the job pending but failed", stalled: batchv1alpha1.QueueNotFoundReason, want: batchv1alpha1.HealthFailed},
+		{name: "aborted by a Command", state: batchv1alpha1.JobState{Phase: batchv1alpha1.Aborted, Reason: batchv1alpha1.JobAbortedReason}, want: batchv1alpha1.HealthSuspended},
+		{name: "held by spec.suspend", state: batchv1alpha1.JobState{Phase: batchv1alpha1.Aborted, Reason: batchv1alpha1.JobSuspendedReason},
+			opts: []jobOpt{suspend(true)}, want: batchv1alpha1.HealthSuspended},
+		{name: "being suspended", state: batchv1alpha1.JobState{Phase: batchv1alpha1.Aborting, Reason: batchv1alpha1.JobSuspendedReason},
+			opts: []jobOpt{suspend(true)}, want: batchv1alpha1.HealthProgressing},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			job := newJob(nil, tc.opts...)
+			job.Status.State = tc.state
+			SetConditions(job, newClock())
+			if tc.stalled != "" {
+				MarkStalled(job, tc.stalled, "fix it", newClock())
+			}
+			SetHealth(job)
+			if diff := cmp.Diff(tc.want, job.Status.Health); diff != "" {
+				t.Errorf("health (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -35,6 +35,7 @@ import (
 
 	batchv1alpha1 "github.com/caldera-sh/caldera/api/batch/v1alpha1"
 	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
+	"github.com/caldera-sh/caldera/internal/gitops"
 	"github.com/caldera-sh/caldera/internal/job/naming"
 	jobplugins "github.com/caldera-sh/caldera/internal/job/plugins"
 )
@@ -240,30 +241,12 @@ func containersOf(pod *corev1.Pod) []*corev1.Container {
 	return out
 }
 
-// gitOpsTrackingKeys are labels and annotations by which GitOps tools recognise the objects they
-// apply. A job's children are not applied from Git, so they must not carry them: Argo CD would
-// otherwise show them as part of the application and prune them.
-var gitOpsTrackingKeys = map[string]bool{
-	"argocd.argoproj.io/tracking-id":                   true,
-	"argocd.argoproj.io/installation-id":               true,
-	"app.kubernetes.io/instance":                       true,
-	"kubectl.kubernetes.io/last-applied-configuration": true,
-	"kustomize.toolkit.fluxcd.io/name":                 true,
-	"kustomize.toolkit.fluxcd.io/namespace":            true,
-	"helm.toolkit.fluxcd.io/name":                      true,
-	"helm.toolkit.fluxcd.io/namespace":                 true,
-}
-
-// IsGitOpsTrackingKey reports whether a label or annotation key marks an object as applied by a
-// GitOps tool (Argo CD, Flux, kubectl apply); such keys are not copied from a job to its children.
-func IsGitOpsTrackingKey(key string) bool {
-	return gitOpsTrackingKeys[key]
-}
-
-// withoutTracking copies a job's labels or annotations, leaving out the GitOps tracking keys.
+// withoutTracking copies a job's labels or annotations, leaving out every key a GitOps tool
+// tracks objects by (gitops.IsTrackingKey): a job's children are not applied from Git, and a tool
+// that saw its keys on them would count them as its own and prune them.
 func withoutTracking(m map[string]string) map[string]string {
 	out := maps.Clone(m)
-	maps.DeleteFunc(out, func(k, _ string) bool { return IsGitOpsTrackingKey(k) })
+	maps.DeleteFunc(out, func(k, _ string) bool { return gitops.IsTrackingKey(k) })
 	if len(out) == 0 {
 		return nil
 	}

@@ -357,24 +357,3 @@ func TestBuildPodAppliesPluginsInOrder(t *testing.T) {
 		t.Errorf("hostname, subdomain (-want +got):\n%s", diff)
 	}
 }
-
-func TestIsGitOpsTrackingKey(t *testing.T) {
-	cases := []struct {
-		key  string
-		want bool
-	}{
-		{"argocd.argoproj.io/tracking-id", true},
-		{"app.kubernetes.io/instance", true},
-		{"kubectl.kubernetes.io/last-applied-configuration", true},
-		{"kustomize.toolkit.fluxcd.io/name", true},
-		{"app.kubernetes.io/name", false},
-		{"volcano.sh/preemptable", false},
-	}
-	for _, tc := range cases {
-		t.Run(tc.key, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, IsGitOpsTrackingKey(tc.key)); diff != "" {
-				t.Errorf("(-want +got):\n%s", diff)
-			}
-		})
-	}
-}

@@ -42,7 +42,7 @@ func TestBuildPodGroup(t *testing.T) {
 	job.Spec.Queue = "research"
 	job.Spec.PriorityClassName = "batch"
 	job.Spec.NetworkTopology = &batchv1alpha1.NetworkTopologySpec{Mode: batchv1alpha1.SoftNetworkTopologyMode, HighestTierName: "rack"}
-	job.Labels = map[string]string{"team": "ml", "app.kubernetes.io/instance": "argo-app"}
+	job.Labels = map[string]string{"team": "ml", "app.kubernetes.io/instance": "argo-app", "argocd.argoproj.io/instance": "custom-key-app", "kustomize.toolkit.fluxcd.io/name": "batch"}
 	job.Annotations = map[string]string{
 		"volcano.sh/preemptable":                           "true",
 		"argocd.argoproj.io/tracking-id":                   "app:batch.volcano.sh/Job:ns/train",

@@ -202,6 +202,15 @@ func (w *JobWrapper) Annotation(key, value string) *JobWrapper {
 	return w
 }
 
+// Label sets a label on the job.
+func (w *JobWrapper) Label(key, value string) *JobWrapper {
+	if w.Labels == nil {
+		w.Labels = map[string]string{}
+	}
+	w.Labels[key] = value
+	return w
+}
+
 // ClaimVolume mounts at mountPath, in every container, a claim the job creates: storage of the
 // given size from storageClassName, ReadWriteOnce.
 func (w *JobWrapper) ClaimVolume(mountPath, storageClassName, size string) *JobWrapper {
