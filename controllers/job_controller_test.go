@@ -521,6 +521,24 @@ var _ = Describe("Job controller and bad input", Label("controller:job"), func()
 		}, framework.Timeout, framework.Interval).Should(Succeed())
 	})
 
+	It("stalls a job whose minAvailable dependsOn can never let form, and gangs the first tasks alone when it is left out", func(ctx SpecContext) {
+		job := wrappers.MakeJob("staged", ns).Scheduler(testScheduler).MinAvailable(2).
+			Task("master", 1).Task("worker", 2).DependsOn("master").Obj()
+		Expect(fw.Client.Create(ctx, job)).To(Succeed())
+		expectStalled(ctx, job, batchv1alpha1.InvalidSpecReason, "spec.minAvailable", "set spec.minAvailable to at most 1")
+
+		// Left out (from Git), the gang is the master alone; the workers follow once it runs.
+		cur := &batchv1alpha1.Job{}
+		Expect(fw.Client.Get(ctx, client.ObjectKeyFromObject(job), cur)).To(Succeed())
+		patch := client.MergeFrom(cur.DeepCopy())
+		cur.Spec.MinAvailable = 0
+		Expect(fw.Client.Patch(ctx, cur, patch)).To(Succeed())
+		Eventually(func(g Gomega) {
+			g.Expect(jobPods(ctx, g, job)).To(HaveLen(3))
+			g.Expect(condition(getJob(ctx, g, job), batchv1alpha1.StalledCondition)).To(BeNil())
+		}, framework.LongTimeout, framework.Interval).Should(Succeed())
+	})
+
 	It("stalls a job whose pod template the API server rejects, saying why", func(ctx SpecContext) {
 		job := wrappers.MakeJob("template", ns).Scheduler(testScheduler).Task("worker", 3).Obj()
 		job.Spec.Tasks[0].Template.Spec.Containers[0].Name = "Bad_Name"

@@ -80,6 +80,8 @@ func (v *JobValidator) validate(ctx context.Context, old, job *batchv1alpha1.Job
 	var errs field.ErrorList
 	if err := validation.DependsOnCycle(&job.Spec); err != nil {
 		errs = append(errs, err)
+	} else if err := validation.DependsOnDeadlock(&job.Spec); err != nil {
+		errs = append(errs, err)
 	}
 	if v.Policies != nil {
 		errs = append(errs, v.Policies(job)...)

@@ -205,6 +205,9 @@ func validateDependsOn(tasksPath *field.Path, spec *batchv1alpha1.JobSpec) field
 		return errs
 	}
 	if err := validation.DependsOnCycle(spec); err != nil {
+		return append(errs, err)
+	}
+	if err := validation.DependsOnDeadlock(spec); err != nil {
 		errs = append(errs, err)
 	}
 	return errs

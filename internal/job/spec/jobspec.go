@@ -61,10 +61,26 @@ func TaskMinAvailable(task *batchv1alpha1.TaskSpec) int32 {
 }
 
 // JobMinAvailable is a job's gang size with Volcano's default: spec.minAvailable when above 0,
-// else the sum of the tasks' TaskMinAvailable. It is the PodGroup's minMember.
+// else the sum of the tasks' TaskMinAvailable. It is the PodGroup's minMember. When some tasks
+// depend on others (dependsOn) and spec.minAvailable is not set, the default is the sum over
+// the tasks that start first (those without dependsOn) only: the others are created once those
+// run, so a gang counting them could never form.
 func JobMinAvailable(spec *batchv1alpha1.JobSpec) int32 {
 	if spec.MinAvailable > 0 {
 		return spec.MinAvailable
+	}
+	var first int32
+	staged := false
+	for i := range spec.Tasks {
+		t := &spec.Tasks[i]
+		if t.DependsOn != nil && len(t.DependsOn.Name) > 0 {
+			staged = true
+			continue
+		}
+		first += TaskMinAvailable(t)
+	}
+	if staged {
+		return first
 	}
 	return TotalTaskMinAvailable(spec)
 }

@@ -87,6 +87,37 @@ func DependsOnCycle(spec *batchv1alpha1.JobSpec) *field.Error {
 	return nil
 }
 
+// FirstStage returns the tasks that start first, those without dependsOn, and how many pods
+// they have: the only pods that can exist before dependsOn lets another task start.
+func FirstStage(spec *batchv1alpha1.JobSpec) (names []string, pods int32) {
+	for _, t := range spec.Tasks {
+		if t.DependsOn == nil || len(t.DependsOn.Name) == 0 {
+			names = append(names, t.Name)
+			pods += t.Replicas
+		}
+	}
+	return names, pods
+}
+
+// DependsOnDeadlock reports a spec.minAvailable that can never be met because of dependsOn: the
+// tasks that depend on others are created only once those run, and those run only once the gang
+// of minAvailable pods is placed, so a minAvailable above the pods of the tasks that start first
+// waits forever. (Without spec.minAvailable, the gang is the first stage's on its own; see
+// jobspec.JobMinAvailable.)
+func DependsOnDeadlock(spec *batchv1alpha1.JobSpec) *field.Error {
+	if spec.MinAvailable <= 0 {
+		return nil
+	}
+	names, pods := FirstStage(spec)
+	if len(names) == len(spec.Tasks) || spec.MinAvailable <= pods {
+		return nil
+	}
+	return field.Invalid(field.NewPath("spec", "minAvailable"), spec.MinAvailable,
+		fmt.Sprintf("the gang can never form: only the %d pods of the tasks without dependsOn (%s) can exist before it starts, "+
+			"and the other tasks are created once those run; set spec.minAvailable to at most %d, or leave it out to gang the first tasks on their own",
+			pods, strings.Join(names, ", "), pods))
+}
+
 // QueueAdmission reports why a job may not be submitted to the queue named by spec.queue:
 // queue is nil when it does not exist, and queues are all the queues (to find its children).
 // It returns nil when the queue is an open leaf queue.

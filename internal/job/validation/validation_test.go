@@ -145,3 +145,40 @@ func TestQueueAdmission(t *testing.T) {
 		})
 	}
 }
+
+func TestDependsOnDeadlock(t *testing.T) {
+	staged := func(minAvailable int32) *batchv1alpha1.JobSpec {
+		spec := tasks(map[string][]string{"worker": {"master"}}, "master", "worker")
+		spec.Tasks[0].Replicas, spec.Tasks[1].Replicas = 1, 3
+		spec.MinAvailable = minAvailable
+		return spec
+	}
+	cases := map[string]struct {
+		spec *batchv1alpha1.JobSpec
+		want string
+	}{
+		"no minAvailable gangs the first stage": {spec: staged(0)},
+		"minAvailable within the first stage":   {spec: staged(1)},
+		"no dependsOn": {spec: func() *batchv1alpha1.JobSpec {
+			s := tasks(nil, "a")
+			s.Tasks[0].Replicas, s.MinAvailable = 1, 5
+			return s
+		}()},
+		"minAvailable beyond the first stage": {
+			spec: staged(2),
+			want: "spec.minAvailable: Invalid value: 2: the gang can never form: only the 1 pods of the tasks without dependsOn (master) can exist before it starts, " +
+				"and the other tasks are created once those run; set spec.minAvailable to at most 1, or leave it out to gang the first tasks on their own",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := ""
+			if err := DependsOnDeadlock(tc.spec); err != nil {
+				got = err.Error()
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("DependsOnDeadlock (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
