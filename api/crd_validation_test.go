@@ -57,6 +57,15 @@ type defaultRule struct {
 
 // schemaDefaults are the defaults each kind's schema carries (JSON numbers decode as float64).
 var schemaDefaults = map[string][]defaultRule{
+	"CronJob": {
+		{"spec.concurrencyPolicy", "Allow"},
+		{"spec.suspend", false},
+		{"spec.successfulJobsHistoryLimit", float64(3)},
+		{"spec.failedJobsHistoryLimit", float64(1)},
+		{"spec.jobTemplate.spec.queue", "default"},
+		{"spec.jobTemplate.spec.maxRetry", float64(3)},
+		{"spec.jobTemplate.spec.tasks[*].maxRetry", float64(3)},
+	},
 	"Job": {
 		{"spec.queue", "default"},
 		{"spec.maxRetry", float64(3)},

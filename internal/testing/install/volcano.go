@@ -34,6 +34,7 @@ const VolcanoModuleVersion = "v1.15.0"
 
 // VolcanoCRDFiles are the CRDs of the kinds Caldera serves, as Volcano's module ships them.
 var VolcanoCRDFiles = []string{
+	"batch.volcano.sh_cronjobs.yaml",
 	"batch.volcano.sh_jobs.yaml",
 	"bus.volcano.sh_commands.yaml",
 	"scheduling.volcano.sh_podgroups.yaml",
