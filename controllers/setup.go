@@ -34,6 +34,10 @@ type Options struct {
 	SchedulerNames []string
 	// Clock is the time source of every decision. Nil means the real clock.
 	Clock clock.Clock
+	// CronJobClock is the time source of the CronJob controller: its schedule decisions and its
+	// wake-ups at schedule times. Nil means Clock. Specs set a fake clock they step, so a
+	// one-minute schedule runs in seconds while the job controller keeps real time for its pods.
+	CronJobClock clock.Clock
 	// JobWorkers is the number of jobs reconciled at once.
 	JobWorkers int
 	// Policies compiles and evaluates lifecycle-policy CEL expressions; nil means the default
@@ -50,6 +54,9 @@ func (o *Options) defaults() {
 	}
 	if o.Clock == nil {
 		o.Clock = clock.RealClock{}
+	}
+	if o.CronJobClock == nil {
+		o.CronJobClock = o.Clock
 	}
 	if o.JobWorkers <= 0 {
 		o.JobWorkers = 3
@@ -101,6 +108,9 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 		Clock:     opts.Clock,
 	}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the job TTL controller: %w", err)
+	}
+	if err := (&CronJobReconciler{Client: opts.clientFor(mgr), Clock: opts.CronJobClock}).SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("setting up the CronJob controller: %w", err)
 	}
 	return nil
 }
