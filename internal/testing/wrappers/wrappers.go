@@ -273,3 +273,60 @@ func Command(name string, job *batchv1alpha1.Job, action busv1alpha1.Action) *bu
 func itoa(n int) string {
 	return resource.NewQuantity(int64(n), resource.DecimalSI).String()
 }
+
+// CronJobWrapper builds a batch.volcano.sh CronJob.
+type CronJobWrapper struct{ batchv1alpha1.CronJob }
+
+// MakeCronJob starts a CronJob on schedule that runs job (its spec, labels and annotations),
+// with the schema's defaults: Allow, not suspended, history limits 3 and 1.
+func MakeCronJob(name, namespace, schedule string, job *batchv1alpha1.Job) *CronJobWrapper {
+	return &CronJobWrapper{batchv1alpha1.CronJob{
+		TypeMeta:   metav1.TypeMeta{APIVersion: batchv1alpha1.GroupVersion.String(), Kind: "CronJob"},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
+		Spec: batchv1alpha1.CronJobSpec{
+			Schedule:                   schedule,
+			ConcurrencyPolicy:          batchv1alpha1.AllowConcurrent,
+			Suspend:                    ptr.To(false),
+			SuccessfulJobsHistoryLimit: ptr.To[int32](3),
+			FailedJobsHistoryLimit:     ptr.To[int32](1),
+			JobTemplate: batchv1alpha1.JobTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: job.Labels, Annotations: job.Annotations},
+				Spec:       *job.Spec.DeepCopy(),
+			},
+		},
+	}}
+}
+
+// Obj returns the CronJob.
+func (w *CronJobWrapper) Obj() *batchv1alpha1.CronJob { return w.CronJob.DeepCopy() }
+
+// Concurrency sets the concurrency policy.
+func (w *CronJobWrapper) Concurrency(p batchv1alpha1.ConcurrencyPolicy) *CronJobWrapper {
+	w.Spec.ConcurrencyPolicy = p
+	return w
+}
+
+// Suspend sets spec.suspend.
+func (w *CronJobWrapper) Suspend(b bool) *CronJobWrapper {
+	w.Spec.Suspend = ptr.To(b)
+	return w
+}
+
+// StartingDeadline sets startingDeadlineSeconds.
+func (w *CronJobWrapper) StartingDeadline(seconds int64) *CronJobWrapper {
+	w.Spec.StartingDeadlineSeconds = ptr.To(seconds)
+	return w
+}
+
+// History sets the successful and failed history limits.
+func (w *CronJobWrapper) History(successful, failed int32) *CronJobWrapper {
+	w.Spec.SuccessfulJobsHistoryLimit = ptr.To(successful)
+	w.Spec.FailedJobsHistoryLimit = ptr.To(failed)
+	return w
+}
+
+// TimeZone sets spec.timeZone.
+func (w *CronJobWrapper) TimeZone(tz string) *CronJobWrapper {
+	w.Spec.TimeZone = ptr.To(tz)
+	return w
+}
