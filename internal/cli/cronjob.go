@@ -124,10 +124,18 @@ func limitString(limit *int32) string {
 }
 
 // suspendOwners returns who other than vcctl keeps a CronJob's spec.suspend: the GitOps tools
-// that track it, then the other field managers of spec.suspend.
+// that track it, then the other field managers that server-side applied spec.suspend. Managers
+// that wrote it by update (kubectl create or edit, client-side apply) are not counted: every
+// one that creates a CronJob owns spec.suspend through the schema's default (false).
 func suspendOwners(cj metav1.Object) []specOwner {
 	const field = "spec.suspend"
-	return append(gitOpsOwners(cj, field), fieldManagers(cj, []string{"spec", "suspend"}, field)...)
+	applied := &metav1.ObjectMeta{}
+	for _, entry := range cj.GetManagedFields() {
+		if entry.Operation == metav1.ManagedFieldsOperationApply {
+			applied.ManagedFields = append(applied.ManagedFields, entry)
+		}
+	}
+	return append(gitOpsOwners(cj, field), fieldManagers(applied, []string{"spec", "suspend"}, field)...)
 }
 
 // ownedSuspendError is the error of `vcctl cronjob suspend|resume` on a CronJob whose
