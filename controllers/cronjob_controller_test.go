@@ -18,6 +18,8 @@ package controllers_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"sort"
 	"time"
 
@@ -30,11 +32,13 @@ import (
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
 
 	batchv1alpha1 "github.com/caldera-sh/caldera/api/batch/v1alpha1"
 	"github.com/caldera-sh/caldera/controllers"
 	"github.com/caldera-sh/caldera/internal/cronjob"
 	"github.com/caldera-sh/caldera/internal/testing/framework"
+	"github.com/caldera-sh/caldera/internal/testing/install"
 	"github.com/caldera-sh/caldera/internal/testing/wrappers"
 )
 
@@ -262,3 +266,57 @@ var _ = Describe("CronJob controller", Label("controller:cronjob"), func() {
 	})
 })
 
+var _ = Describe("CronJob manifests", Label("controller:cronjob"), func() {
+	var (
+		ns  string
+		clk cronClock
+	)
+
+	BeforeEach(func(ctx SpecContext) {
+		ns = fw.SpecNamespace("cronjob-manifest")
+		clk = startCronControllers(ctx)
+	})
+
+	// applyManifest creates the CronJob of a manifest, unchanged but for its namespace, and
+	// moves the clock just past its next schedule time, which it returns.
+	applyManifest := func(ctx context.Context, raw []byte) (*batchv1alpha1.CronJob, time.Time) {
+		GinkgoHelper()
+		cj := &batchv1alpha1.CronJob{}
+		Expect(yaml.UnmarshalStrict(raw, cj)).To(Succeed())
+		cj.Namespace = ns
+		Expect(fw.Client.Create(ctx, cj)).To(Succeed())
+		expectCronReady(ctx, cj, batchv1alpha1.CronJobScheduledReason)
+		s, err := cronjob.ParseSchedule(&cj.Spec, clk.Now())
+		Expect(err).NotTo(HaveOccurred())
+		next := s.Next(clk.Now())
+		clk.SetTime(next.Add(time.Second))
+		return cj, next
+	}
+
+	It("applies Volcano's CronJob example unchanged and starts its run at the schedule time", func(ctx SpecContext) {
+		raw, err := install.VolcanoFile(ctx, install.VolcanoModuleVersion, "example/cronjob/cronjob.yaml")
+		Expect(err).NotTo(HaveOccurred())
+		cj, next := applyManifest(ctx, raw)
+		run := expectRun(ctx, cj, next)
+		expectPhase(ctx, run, batchv1alpha1.Running, framework.LongTimeout)
+		Eventually(func(g Gomega) []string { return activeNames(getCronJob(ctx, g, cj)) },
+			framework.Timeout, framework.Interval).Should(Equal([]string{run.Name}))
+	})
+
+	It("runs samples/batch/cronjob.yaml to completion at its schedule time in its time zone", func(ctx SpecContext) {
+		raw, err := os.ReadFile(filepath.Join("..", "samples", "batch", "cronjob.yaml"))
+		Expect(err).NotTo(HaveOccurred())
+		cj, next := applyManifest(ctx, raw)
+		paris, err := time.LoadLocation("Europe/Paris")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(next.In(paris).Format("15:04")).To(Equal("01:30"))
+		run := expectRun(ctx, cj, next)
+		Expect(run.Annotations).To(HaveKeyWithValue(batchv1alpha1.CronJobScheduledTimestampAnnotation, next.In(paris).Format(time.RFC3339)))
+		expectPhase(ctx, run, batchv1alpha1.Completed, framework.LongTimeout)
+		Eventually(func(g Gomega) {
+			cur := getCronJob(ctx, g, cj)
+			g.Expect(cur.Status.Active).To(BeEmpty())
+			g.Expect(cur.Status.LastSuccessfulTime).NotTo(BeNil())
+		}, framework.Timeout, framework.Interval).Should(Succeed())
+	})
+})

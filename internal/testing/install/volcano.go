@@ -44,27 +44,48 @@ var VolcanoCRDFiles = []string{
 // VolcanoCRDs downloads Volcano's module at version into the module cache (a no-op when it is
 // there) and returns the objects of its CRDs for the kinds Caldera serves.
 func VolcanoCRDs(ctx context.Context, version string) ([]unstructured.Unstructured, error) {
-	dir, err := os.MkdirTemp("", "caldera-volcano-module-")
+	dir, err := volcanoModuleDir(ctx, version)
 	if err != nil {
 		return nil, err
 	}
-	defer func() { _ = os.RemoveAll(dir) }()
-	// Outside any module, so that this repository's go.mod and go.sum stay as they are.
-	cmd := exec.CommandContext(ctx, "go", "mod", "download", "-json", "volcano.sh/volcano@"+version)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOFLAGS=", "GO111MODULE=on")
-	out, err := cmd.Output()
-	var info struct{ Dir, Error string }
-	if jsonErr := json.Unmarshal(out, &info); jsonErr != nil || info.Dir == "" {
-		return nil, fmt.Errorf("go mod download volcano.sh/volcano@%s: %v %s %s", version, err, info.Error, out)
-	}
 	var all []byte
 	for _, name := range VolcanoCRDFiles {
-		data, err := os.ReadFile(filepath.Join(info.Dir, "config", "crd", "volcano", "bases", name))
+		data, err := os.ReadFile(filepath.Join(dir, "config", "crd", "volcano", "bases", name))
 		if err != nil {
 			return nil, fmt.Errorf("reading Volcano's CRD %s: %w", name, err)
 		}
 		all = append(append(all, data...), []byte("\n---\n")...)
 	}
 	return Decode(all)
+}
+
+// VolcanoFile downloads Volcano's module at version into the module cache (a no-op when it is
+// there) and returns one of its files, path relative to the module's root (for example
+// example/cronjob/cronjob.yaml), for specs that apply Volcano's own examples unchanged.
+func VolcanoFile(ctx context.Context, version, path string) ([]byte, error) {
+	dir, err := volcanoModuleDir(ctx, version)
+	if err != nil {
+		return nil, err
+	}
+	return os.ReadFile(filepath.Join(dir, filepath.FromSlash(path)))
+}
+
+// volcanoModuleDir downloads Volcano's module at version and returns its folder in the module
+// cache.
+func volcanoModuleDir(ctx context.Context, version string) (string, error) {
+	tmp, err := os.MkdirTemp("", "caldera-volcano-module-")
+	if err != nil {
+		return "", err
+	}
+	defer func() { _ = os.RemoveAll(tmp) }()
+	// Outside any module, so that this repository's go.mod and go.sum stay as they are.
+	cmd := exec.CommandContext(ctx, "go", "mod", "download", "-json", "volcano.sh/volcano@"+version)
+	cmd.Dir = tmp
+	cmd.Env = append(os.Environ(), "GOFLAGS=", "GO111MODULE=on")
+	out, err := cmd.Output()
+	var info struct{ Dir, Error string }
+	if jsonErr := json.Unmarshal(out, &info); jsonErr != nil || info.Dir == "" {
+		return "", fmt.Errorf("go mod download volcano.sh/volcano@%s: %v %s %s", version, err, info.Error, out)
+	}
+	return info.Dir, nil
 }
