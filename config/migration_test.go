@@ -24,6 +24,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -90,6 +91,26 @@ metadata:
 spec:
   minMember: 1
   queue: legacy
+---
+apiVersion: batch.volcano.sh/v1alpha1
+kind: CronJob
+metadata:
+  name: legacy-cron
+  namespace: migration
+spec:
+  schedule: "0 3 * * *"
+  concurrencyPolicy: Forbid
+  jobTemplate:
+    spec:
+      queue: legacy
+      tasks:
+      - name: worker
+        replicas: 1
+        template:
+          spec:
+            containers:
+            - name: worker
+              image: busybox:1.36
   minResources:
     cpu: "1"
 `
@@ -148,6 +169,13 @@ var _ = Describe("Migrating from Volcano", Label("config", "migration"), func() 
 			g.Expect(cur.Status.State.Phase).To(Equal(batchv1alpha1.Completed))
 			g.Expect(cur.Status.ObservedGeneration).To(Equal(cur.Generation))
 		}, framework.LongTimeout, framework.Interval).Should(Succeed())
+
+		cron := &batchv1alpha1.CronJob{}
+		Eventually(func(g Gomega) {
+			g.Expect(fw.Client.Get(ctx, client.ObjectKey{Namespace: "migration", Name: "legacy-cron"}, cron)).To(Succeed())
+			g.Expect(cron.Spec.ConcurrencyPolicy).To(Equal(batchv1alpha1.ForbidConcurrent))
+			g.Expect(meta.IsStatusConditionTrue(cron.Status.Conditions, "Ready")).To(BeTrue(), "the CronJob made under Volcano's CRD is scheduled by Caldera")
+		}, framework.Timeout, framework.Interval).Should(Succeed())
 		Eventually(func(g Gomega) {
 			pg := &schedulingv1beta1.PodGroup{}
 			g.Expect(fw.Client.Get(ctx, client.ObjectKey{Namespace: "migration", Name: "spark-pi-pg"}, pg)).To(Succeed())
