@@ -145,6 +145,9 @@ func (r *CronJobReconciler) reconcile(ctx context.Context, cj *batchv1alpha1.Cro
 		return nil
 	}
 	created, err := r.createRun(ctx, cj, d.Create, rc)
+	if errors.As(err, &rc.invalid) {
+		return nil
+	}
 	if err != nil || created == nil {
 		return err
 	}
@@ -180,7 +183,8 @@ func (r *CronJobReconciler) deleteRun(ctx context.Context, job *batchv1alpha1.Jo
 
 // createRun creates the run. Its name is fixed by its schedule time, so AlreadyExists means a
 // reconcile before this one made it: that run is returned. A Job of that name that the CronJob
-// does not control is left alone, with a warning, and nil is returned.
+// does not control is left alone, with a warning, and nil is returned. A run the API server
+// refuses as invalid is an InvalidSpecError on spec.jobTemplate.
 func (r *CronJobReconciler) createRun(ctx context.Context, cj *batchv1alpha1.CronJob, job *batchv1alpha1.Job, rc *cronJobRun) (*batchv1alpha1.Job, error) {
 	err := r.Client.Create(ctx, job, client.FieldOwner(cronJobControllerName))
 	switch {
@@ -189,6 +193,14 @@ func (r *CronJobReconciler) createRun(ctx context.Context, cj *batchv1alpha1.Cro
 		return job, nil
 	case apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause):
 		return nil, nil
+	case apierrors.IsInvalid(err):
+		// Bad input: the template does not make a valid Job. Not retried until the spec changes.
+		return nil, &cronjob.InvalidSpecError{
+			Field:  "spec.jobTemplate",
+			Reason: batchv1alpha1.InvalidJobTemplateReason,
+			Message: fmt.Sprintf("the API server refused job %s made from spec.jobTemplate: %v; fix spec.jobTemplate",
+				job.Name, err),
+		}
 	case !apierrors.IsAlreadyExists(err):
 		rc.event(corev1.EventTypeWarning, "FailedCreate", "Error creating job %s: %v", job.Name, err)
 		return nil, fmt.Errorf("creating job %s: %w", job.Name, err)

@@ -320,3 +320,26 @@ var _ = Describe("CronJob manifests", Label("controller:cronjob"), func() {
 		}, framework.Timeout, framework.Interval).Should(Succeed())
 	})
 })
+
+var _ = Describe("CronJob with a template that makes no valid Job", Label("controller:cronjob"), func() {
+	It("is Stalled with reason InvalidJobTemplate naming the field, and starts no run", func(ctx SpecContext) {
+		ns := fw.SpecNamespace("cronjob-template")
+		clk := startCronControllers(ctx)
+		// The CronJob's schema accepts it, but the run's pods would be named
+		// <cronjob>-<minutes>-<task>-<index>, longer than 63 characters: the Job's schema refuses it.
+		job := wrappers.MakeJob("", ns).Task("a-task-name-long-enough-to-overflow-the-pod-names-x", 1).Obj()
+		cj := wrappers.MakeCronJob("long-pods", ns, "* * * * *", job).Obj()
+		Expect(fw.Client.Create(ctx, cj)).To(Succeed())
+		expectCronReady(ctx, cj, batchv1alpha1.CronJobScheduledReason)
+		clk.nextMinute()
+		Eventually(func(g Gomega) {
+			cur := getCronJob(ctx, g, cj)
+			stalled := meta.FindStatusCondition(cur.Status.Conditions, batchv1alpha1.StalledCondition)
+			g.Expect(stalled).NotTo(BeNil())
+			g.Expect(stalled.Reason).To(Equal(batchv1alpha1.InvalidJobTemplateReason))
+			g.Expect(stalled.Message).To(ContainSubstring("spec.jobTemplate"))
+			g.Expect(cur.Status.LastScheduleTime).To(BeNil())
+		}, framework.Timeout, framework.Interval).Should(Succeed())
+		Expect(cronRuns(ctx, Default, cj)).To(BeEmpty())
+	})
+})

@@ -96,7 +96,7 @@ func ParseSchedule(spec *batchv1alpha1.CronJobSpec, now time.Time) (Schedule, er
 // host.
 func loadLocation(name string) (*time.Location, error) {
 	if strings.EqualFold(name, "Local") {
-		return nil, fmt.Errorf("Local depends on the controller's host")
+		return nil, fmt.Errorf("the Local zone depends on the controller's host")
 	}
 	return time.LoadLocation(name)
 }

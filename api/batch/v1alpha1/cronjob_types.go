@@ -35,6 +35,8 @@ const (
 	InvalidScheduleReason = "InvalidSchedule"
 	// InvalidTimeZoneReason: spec.timeZone is not a time zone of the IANA database.
 	InvalidTimeZoneReason = "InvalidTimeZone"
+	// InvalidJobTemplateReason: the API server refused the run made from spec.jobTemplate.
+	InvalidJobTemplateReason = "InvalidJobTemplate"
 )
 
 // ConcurrencyPolicy is what a CronJob does when a run is due while an earlier one is active.
