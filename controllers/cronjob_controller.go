@@ -22,7 +22,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/fluxcd/pkg/runtime/patch"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -46,13 +45,6 @@ const (
 	// jobCronJobKey indexes Jobs by the UID of their controlling CronJob.
 	jobCronJobKey = ".metadata.controller.cronjob"
 )
-
-// ownedCronJobConditions are the condition types the CronJob controller writes.
-var ownedCronJobConditions = []string{
-	batchv1alpha1.ReadyCondition,
-	batchv1alpha1.ReconcilingCondition,
-	batchv1alpha1.StalledCondition,
-}
 
 // CronJobReconciler runs batch.volcano.sh CronJobs: it gathers a CronJob's runs (the Jobs it
 // controls), asks internal/cronjob what to delete and create, makes the API match, writes the
@@ -100,9 +92,9 @@ func (r *CronJobReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ 
 		return ctrl.Result{}, nil
 	}
 	rc := &cronJobRun{}
-	patcher := patch.NewSerialPatcher(cj, r.Client)
+	read := cj.DeepCopy()
 	defer func() {
-		retErr = r.finalize(ctx, cj, rc, patcher, retErr)
+		retErr = r.finalize(ctx, cj, rc, read, retErr)
 	}()
 	return ctrl.Result{}, r.reconcile(ctx, cj, rc)
 }
@@ -228,7 +220,7 @@ func finishedRun(job *batchv1alpha1.Job) bool {
 // finalize computes the conditions, writes the status once, records the events when the write
 // succeeded, and arms the wake-up at the next schedule time. Bad input is not retried until the
 // spec changes.
-func (r *CronJobReconciler) finalize(ctx context.Context, cj *batchv1alpha1.CronJob, rc *cronJobRun, patcher *patch.SerialPatcher, retErr error) error {
+func (r *CronJobReconciler) finalize(ctx context.Context, cj *batchv1alpha1.CronJob, rc *cronJobRun, read *batchv1alpha1.CronJob, retErr error) error {
 	condErr := retErr
 	if condErr == nil && rc.invalid != nil {
 		condErr = rc.invalid
@@ -238,10 +230,7 @@ func (r *CronJobReconciler) finalize(ctx context.Context, cj *batchv1alpha1.Cron
 		// Bad input is taken up in full too, so that kstatus reads Stalled, not InProgress.
 		cj.Status.ObservedGeneration = cj.Generation
 	}
-	if err := patcher.Patch(ctx, cj,
-		patch.WithFieldOwner(cronJobControllerName),
-		patch.WithOwnedConditions{Conditions: ownedCronJobConditions},
-	); err != nil {
+	if err := writeStatus(ctx, r.Client, read, cj, cronJobControllerName); err != nil {
 		if apierrors.IsNotFound(err) {
 			return retErr
 		}
