@@ -75,6 +75,15 @@ var schemaDefaults = map[string][]defaultRule{
 		{"spec.tasks[*].partitionPolicy.minPartitions", float64(0)},
 		{"spec.tasks[*].partitionPolicy.networkTopology.mode", "hard"},
 	},
+	"JobTemplate": {
+		{"spec.queue", "default"},
+		{"spec.maxRetry", float64(3)},
+		{"spec.tasks[*].name", "default0"},
+		{"spec.tasks[*].maxRetry", float64(3)},
+	},
+	"JobFlow": {
+		{"spec.jobRetainPolicy", "retain"},
+	},
 	"PodGroup": {
 		{"spec.queue", "default"},
 		{"spec.networkTopology.mode", "hard"},

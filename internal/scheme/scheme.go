@@ -24,6 +24,7 @@ import (
 
 	batchv1alpha1 "github.com/caldera-sh/caldera/api/batch/v1alpha1"
 	busv1alpha1 "github.com/caldera-sh/caldera/api/bus/v1alpha1"
+	flowv1alpha1 "github.com/caldera-sh/caldera/api/flow/v1alpha1"
 	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
 )
 
@@ -33,6 +34,7 @@ func New() *runtime.Scheme {
 	utilruntime.Must(clientgoscheme.AddToScheme(s))
 	utilruntime.Must(batchv1alpha1.AddToScheme(s))
 	utilruntime.Must(busv1alpha1.AddToScheme(s))
+	utilruntime.Must(flowv1alpha1.AddToScheme(s))
 	utilruntime.Must(schedulingv1beta1.AddToScheme(s))
 	return s
 }

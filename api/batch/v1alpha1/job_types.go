@@ -89,7 +89,7 @@ type JobSpec struct {
 	// +listType=map
 	// +listMapKey=name
 	// +required
-	Tasks []TaskSpec `json:"tasks,omitempty"`
+	Tasks []TaskSpec `json:"tasks,omitempty" patchStrategy:"merge" patchMergeKey:"name"`
 
 	// policies are the job's lifecycle policies: when an event happens (or a CEL condition holds),
 	// take an action. A task's own policies are consulted before these.
