@@ -101,6 +101,12 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the PodGroup controller: %w", err)
 	}
+	if err := (&JobFlowReconciler{Client: opts.clientFor(mgr), Clock: opts.Clock}).SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("setting up the JobFlow controller: %w", err)
+	}
+	if err := (&JobTemplateReconciler{Client: opts.clientFor(mgr), Clock: opts.Clock}).SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("setting up the JobTemplate controller: %w", err)
+	}
 	if err := (&JobTTLReconciler{
 		Client:    mgr.GetClient(),
 		APIReader: mgr.GetAPIReader(),

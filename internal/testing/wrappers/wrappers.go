@@ -23,10 +23,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 
 	batchv1alpha1 "github.com/caldera-sh/caldera/api/batch/v1alpha1"
 	busv1alpha1 "github.com/caldera-sh/caldera/api/bus/v1alpha1"
+	flowv1alpha1 "github.com/caldera-sh/caldera/api/flow/v1alpha1"
 	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
 )
 
@@ -330,3 +332,55 @@ func (w *CronJobWrapper) TimeZone(tz string) *CronJobWrapper {
 	w.Spec.TimeZone = ptr.To(tz)
 	return w
 }
+
+// JobTemplate returns a flow.volcano.sh JobTemplate with the spec of the job w builds, named
+// as the job.
+func (w *JobWrapper) JobTemplate() *flowv1alpha1.JobTemplate {
+	return &flowv1alpha1.JobTemplate{
+		TypeMeta:   metav1.TypeMeta{APIVersion: flowv1alpha1.GroupVersion.String(), Kind: "JobTemplate"},
+		ObjectMeta: metav1.ObjectMeta{Name: w.Name, Namespace: w.Namespace},
+		Spec:       *w.Spec.DeepCopy(),
+	}
+}
+
+// JobFlowWrapper builds a flow.volcano.sh JobFlow.
+type JobFlowWrapper struct{ flowv1alpha1.JobFlow }
+
+// MakeJobFlow starts a JobFlow with no flows.
+func MakeJobFlow(name, namespace string) *JobFlowWrapper {
+	return &JobFlowWrapper{flowv1alpha1.JobFlow{
+		TypeMeta:   metav1.TypeMeta{APIVersion: flowv1alpha1.GroupVersion.String(), Kind: "JobFlow"},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
+	}}
+}
+
+// Flow adds a flow of the template name, depending on targets.
+func (w *JobFlowWrapper) Flow(name string, targets ...string) *JobFlowWrapper {
+	f := flowv1alpha1.Flow{Name: name}
+	if len(targets) > 0 {
+		f.DependsOn = &flowv1alpha1.DependsOn{Targets: targets}
+	}
+	w.Spec.Flows = append(w.Spec.Flows, f)
+	return w
+}
+
+// When sets the last flow's dependsOn.when.
+func (w *JobFlowWrapper) When(expr string) *JobFlowWrapper {
+	w.Spec.Flows[len(w.Spec.Flows)-1].DependsOn.When = expr
+	return w
+}
+
+// Patch sets the last flow's patch.jobSpec (JSON).
+func (w *JobFlowWrapper) Patch(jobSpec string) *JobFlowWrapper {
+	w.Spec.Flows[len(w.Spec.Flows)-1].Patch = &flowv1alpha1.Patch{JobSpec: &runtime.RawExtension{Raw: []byte(jobSpec)}}
+	return w
+}
+
+// RetainPolicy sets jobRetainPolicy.
+func (w *JobFlowWrapper) RetainPolicy(p flowv1alpha1.RetainPolicy) *JobFlowWrapper {
+	w.Spec.JobRetainPolicy = p
+	return w
+}
+
+// Obj returns the JobFlow.
+func (w *JobFlowWrapper) Obj() *flowv1alpha1.JobFlow { return w.JobFlow.DeepCopy() }
