@@ -32,6 +32,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	batchv1alpha1 "github.com/caldera-sh/caldera/api/batch/v1alpha1"
+	flowv1alpha1 "github.com/caldera-sh/caldera/api/flow/v1alpha1"
 	"github.com/caldera-sh/caldera/controllers"
 	"github.com/caldera-sh/caldera/internal/testing/framework"
 	"github.com/caldera-sh/caldera/scheduler"
@@ -76,6 +77,25 @@ func applySample(ctx context.Context, path, ns string) *batchv1alpha1.Job {
 	}
 	Fail("no Job in " + path)
 	return nil
+}
+
+// applyAll creates every object of a sample file in namespace ns.
+func applyAll(ctx context.Context, path, ns string) {
+	GinkgoHelper()
+	data, err := os.ReadFile(filepath.Join(framework.RepoRoot(), path))
+	Expect(err).NotTo(HaveOccurred())
+	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
+	for {
+		obj := &unstructured.Unstructured{}
+		if err := dec.Decode(&obj.Object); err != nil {
+			break
+		}
+		if len(obj.Object) == 0 {
+			continue
+		}
+		obj.SetNamespace(ns)
+		Expect(fw.Client.Create(ctx, obj)).To(Succeed())
+	}
 }
 
 func jobPhase(ctx context.Context, g Gomega, job *batchv1alpha1.Job) *batchv1alpha1.Job {
@@ -130,5 +150,23 @@ var _ = Describe("Seed samples on the whole manager", Label("e2e:samples"), func
 			cur := jobPhase(ctx, g, job)
 			g.Expect(cur.Status.State.Phase).To(Equal(batchv1alpha1.Completed))
 		}, framework.LongTimeout, framework.Interval).Should(Succeed())
+	})
+
+	It("runs Volcano's JobFlow example (samples/flow) to Succeed and deletes its jobs", func(ctx SpecContext) {
+		applyAll(ctx, "samples/flow/jobtemplates.yaml", ns)
+		applyAll(ctx, "samples/flow/jobflow.yaml", ns)
+		jf := &flowv1alpha1.JobFlow{}
+		Eventually(func(g Gomega) {
+			g.Expect(fw.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: "test"}, jf)).To(Succeed())
+			g.Expect(jf.Status.State.Phase).To(Equal(flowv1alpha1.Succeed))
+			g.Expect(jf.Status.CompletedJobs).To(ConsistOf("test-a", "test-b", "test-c", "test-d", "test-e"))
+		}, 2*framework.LongTimeout, framework.Interval).Should(Succeed())
+		Eventually(func(g Gomega) {
+			jobs := &batchv1alpha1.JobList{}
+			g.Expect(fw.Client.List(ctx, jobs, client.InNamespace(ns))).To(Succeed())
+			for _, j := range jobs.Items {
+				g.Expect(j.DeletionTimestamp).NotTo(BeNil(), "jobRetainPolicy delete removes job %s", j.Name)
+			}
+		}, framework.Timeout, framework.Interval).Should(Succeed())
 	})
 })

@@ -104,7 +104,8 @@ func NewRootCommand(opts Options) *cobra.Command {
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return fmt.Errorf("%w: see `%s --help` for the flags", err, cmd.CommandPath())
 	})
-	root.AddCommand(newJobCommand(e), newCronJobCommand(e), newQueueCommand(e), newPodCommand(e), newVersionCommand(e))
+	root.AddCommand(newJobCommand(e), newCronJobCommand(e), newQueueCommand(e), newPodCommand(e),
+		newFlowCommand(e, jobFlowKind), newFlowCommand(e, jobTemplateKind), newVersionCommand(e))
 	return root
 }
 
