@@ -227,8 +227,8 @@ func TestChartTemplate(t *testing.T) {
 			webhookCert := v.boolean(true, "webhook", "enabled") && !v.boolean(false, "webhook", "certManager")
 			checkHardened(t, r, hardening{namespace: namespace, serviceAccount: sa, replicas: replicas, pdb: replicas > 1, webhookCert: webhookCert})
 
-			if got := len(r.kind("CustomResourceDefinition")); got != 5 {
-				t.Errorf("%d CRDs, want 5", got)
+			if got := len(r.kind("CustomResourceDefinition")); got != 7 {
+				t.Errorf("%d CRDs, want 7", got)
 			}
 			if got, want := len(r.kind("ServiceAccount")) == 1, v.boolean(true, "serviceAccount", "create"); got != want {
 				t.Errorf("ServiceAccount rendered: %t, want %t", got, want)
@@ -446,8 +446,8 @@ func TestKustomize(t *testing.T) {
 	}
 	r := index(t, objs)
 	checkHardened(t, r, hardening{namespace: namespace, serviceAccount: "caldera-manager", replicas: 2, pdb: true, webhookCert: true})
-	if got := len(r.kind("CustomResourceDefinition")); got != 5 {
-		t.Errorf("%d CRDs, want 5", got)
+	if got := len(r.kind("CustomResourceDefinition")); got != 7 {
+		t.Errorf("%d CRDs, want 7", got)
 	}
 	for _, role := range []struct{ kind, name, file string }{
 		{"ClusterRole", "caldera-manager", "role.yaml"},
@@ -677,7 +677,7 @@ func checkRBAC(t *testing.T, r *objects, want hardening) {
 					t.Errorf("%s grants non-resource URLs: %+v", where, rule)
 				}
 				for _, res := range rule.Resources {
-					if strings.Contains(res, "/") && !slices.Contains([]string{"pods/binding", "pods/status", "jobs/status", "cronjobs/status", "podgroups/status", "queues/status"}, res) {
+					if strings.Contains(res, "/") && !slices.Contains([]string{"pods/binding", "pods/status", "jobs/status", "cronjobs/status", "podgroups/status", "queues/status", "jobflows/status", "jobtemplates/status"}, res) {
 						t.Errorf("%s grants the subresource %s", where, res)
 					}
 					if res == "secrets" && slices.Contains(rule.APIGroups, "") {

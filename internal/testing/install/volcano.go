@@ -32,13 +32,16 @@ import (
 // repository).
 const VolcanoModuleVersion = "v1.15.0"
 
-// VolcanoCRDFiles are the CRDs of the kinds Caldera serves, as Volcano's module ships them.
+// VolcanoCRDFiles are the CRDs of the kinds Caldera serves, as Volcano's module ships them,
+// relative to its config/crd folder.
 var VolcanoCRDFiles = []string{
-	"batch.volcano.sh_cronjobs.yaml",
-	"batch.volcano.sh_jobs.yaml",
-	"bus.volcano.sh_commands.yaml",
-	"scheduling.volcano.sh_podgroups.yaml",
-	"scheduling.volcano.sh_queues.yaml",
+	"volcano/bases/batch.volcano.sh_cronjobs.yaml",
+	"volcano/bases/batch.volcano.sh_jobs.yaml",
+	"volcano/bases/bus.volcano.sh_commands.yaml",
+	"volcano/bases/scheduling.volcano.sh_podgroups.yaml",
+	"volcano/bases/scheduling.volcano.sh_queues.yaml",
+	"jobflow/bases/flow.volcano.sh_jobflows.yaml",
+	"jobflow/bases/flow.volcano.sh_jobtemplates.yaml",
 }
 
 // VolcanoCRDs downloads Volcano's module at version into the module cache (a no-op when it is
@@ -50,7 +53,7 @@ func VolcanoCRDs(ctx context.Context, version string) ([]unstructured.Unstructur
 	}
 	var all []byte
 	for _, name := range VolcanoCRDFiles {
-		data, err := os.ReadFile(filepath.Join(dir, "config", "crd", "volcano", "bases", name))
+		data, err := os.ReadFile(filepath.Join(dir, "config", "crd", filepath.FromSlash(name)))
 		if err != nil {
 			return nil, fmt.Errorf("reading Volcano's CRD %s: %w", name, err)
 		}
