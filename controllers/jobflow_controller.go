@@ -82,15 +82,15 @@ func (r *JobFlowReconciler) Reconcile(ctx context.Context, req ctrl.Request) (re
 	if err := r.Client.Get(ctx, req.NamespacedName, jf); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if !jf.DeletionTimestamp.IsZero() {
-		// The jobs are owned by the flow and go with it.
-		return ctrl.Result{}, nil
-	}
 	run := &flowRun{jf: jf}
 	patcher := patch.NewSerialPatcher(jf, r.Client)
 	defer func() { retErr = r.finalize(ctx, run, patcher, retErr) }()
 	if err := r.gather(ctx, run); err != nil {
 		return ctrl.Result{}, err
+	}
+	if !jf.DeletionTimestamp.IsZero() {
+		// Terminating: the jobs are owned by the flow and go with it; nothing more is made.
+		return ctrl.Result{}, nil
 	}
 	if err := r.createJobs(ctx, run); err != nil {
 		return ctrl.Result{}, err
@@ -156,7 +156,7 @@ func (r *JobFlowReconciler) createJobs(ctx context.Context, run *flowRun) error 
 		case apierrors.IsAlreadyExists(err):
 			// Created before (the cache had not seen it): done.
 		case apierrors.IsInvalid(err) || apierrors.IsBadRequest(err):
-			run.stalled = &jobflow.SpecError{Reason: flowv1alpha1.InvalidPatchReason,
+			run.stalled = &jobflow.SpecError{Reason: flowv1alpha1.JobRefusedReason,
 				Message: fmt.Sprintf("flow %s: the job made from JobTemplate %s and the flow's patch is refused: %v", f.Name, f.Name, err)}
 			return nil
 		case err != nil:
@@ -214,8 +214,10 @@ func (r *JobFlowReconciler) finalize(ctx context.Context, run *flowRun, patcher 
 	}
 	if run.stalled != nil && retErr == nil {
 		r.Recorder.Event(jf, corev1.EventTypeWarning, run.stalled.Reason, run.stalled.Message)
-		if run.stalled.Reason == flowv1alpha1.InvalidWhenReason || run.stalled.Reason == flowv1alpha1.DependencyCycleReason {
-			// Bad input in the spec: nothing to retry until the flow changes.
+		switch run.stalled.Reason {
+		case flowv1alpha1.InvalidWhenReason, flowv1alpha1.DependencyCycleReason, flowv1alpha1.UnknownTargetReason, flowv1alpha1.InvalidPatchReason:
+			// Bad input in the spec: nothing to retry until the flow changes. A missing
+			// template or a refused job is retried (the template or the queue may come).
 			return reconcile.TerminalError(run.stalled)
 		}
 	}

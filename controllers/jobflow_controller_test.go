@@ -244,4 +244,35 @@ var _ = Describe("JobFlow", Label("controller:jobflow"), func() {
 		Expect(b.Spec.Tasks[0].Replicas).To(Equal(int32(2)), "b is made with the new patch")
 		Expect(b.Status.Succeeded).To(Equal(int32(2)))
 	})
+
+	It("reports Terminating while a foreground deletion waits for its jobs", func(ctx SpecContext) {
+		template(ctx, "a", time.Hour)
+		jf := wrappers.MakeJobFlow("going", ns).Flow("a").Obj()
+		Expect(fw.Client.Create(ctx, jf)).To(Succeed())
+		var job *batchv1alpha1.Job
+		Eventually(func(g Gomega) {
+			job = flowJob(ctx, g, jf, "a")
+			g.Expect(job).NotTo(BeNil())
+		}, framework.Timeout, framework.Interval).Should(Succeed())
+		// A finalizer of the spec's own holds the job, so the flow stays while it is deleted.
+		const hold = "caldera.sh/test-hold"
+		Eventually(func(g Gomega) {
+			cur := flowJob(ctx, g, jf, "a")
+			cur.Finalizers = append(cur.Finalizers, hold)
+			g.Expect(fw.Client.Update(ctx, cur)).To(Succeed())
+		}, framework.Timeout, framework.Interval).Should(Succeed())
+		Expect(fw.Client.Delete(ctx, getFlow(ctx, Default, jf), client.PropagationPolicy(metav1.DeletePropagationForeground))).To(Succeed())
+
+		cur := expectFlowPhase(ctx, jf, flowv1alpha1.Terminating)
+		Expect(flowCondition(cur, flowv1alpha1.ReconcilingCondition).Reason).To(Equal(flowv1alpha1.FlowTerminatingReason))
+		Eventually(func(g Gomega) {
+			j := flowJob(ctx, g, jf, "a")
+			j.Finalizers = nil
+			g.Expect(fw.Client.Update(ctx, j)).To(Succeed())
+		}, framework.Timeout, framework.Interval).Should(Succeed())
+		Eventually(func(g Gomega) {
+			err := fw.Client.Get(ctx, client.ObjectKeyFromObject(jf), &flowv1alpha1.JobFlow{})
+			g.Expect(apierrors.IsNotFound(err)).To(BeTrue())
+		}, framework.LongTimeout, framework.Interval).Should(Succeed())
+	})
 })

@@ -55,7 +55,7 @@ func Order(flows []flowv1alpha1.Flow) ([]string, error) {
 	for _, f := range flows {
 		for _, t := range targets(f) {
 			if _, ok := index[t]; !ok {
-				return nil, &SpecError{Reason: flowv1alpha1.DependencyCycleReason,
+				return nil, &SpecError{Reason: flowv1alpha1.UnknownTargetReason,
 					Message: fmt.Sprintf("flow %s depends on %s, which is not a flow of this JobFlow: add it to spec.flows or remove it from dependsOn.targets", f.Name, t)}
 			}
 		}

@@ -48,12 +48,16 @@ const (
 	FlowTerminatingReason = "FlowTerminating"
 	// DependencyCycleReason: spec.flows has a cycle; the message names its flows.
 	DependencyCycleReason = "DependencyCycle"
+	// UnknownTargetReason: a flow depends on a name that is not a flow of the JobFlow.
+	UnknownTargetReason = "UnknownTarget"
 	// TemplateNotFoundReason: a flow names a JobTemplate that does not exist.
 	TemplateNotFoundReason = "TemplateNotFound"
 	// InvalidWhenReason: a dependsOn.when expression does not compile or evaluate.
 	InvalidWhenReason = "InvalidWhen"
-	// InvalidPatchReason: a patch cannot be merged or the merged job is refused by the API.
+	// InvalidPatchReason: a flow's patch cannot be merged onto its template's spec.
 	InvalidPatchReason = "InvalidPatch"
+	// JobRefusedReason: the API server refused the job made from a template and its patch.
+	JobRefusedReason = "JobRefused"
 	// ReconcileErrorReason: the last reconcile failed and is retried; the message is the error.
 	ReconcileErrorReason = "ReconcileError"
 	// TemplateReadyReason: the template was read; jobs can be made from it.
