@@ -289,12 +289,14 @@ func TestChartTemplate(t *testing.T) {
 					t.Fatalf("no ValidatingWebhookConfiguration %s (the manager's --webhook-config-name)", fullname)
 				}
 				hooks, _, _ := unstructured.NestedSlice(vwc.Object, "webhooks")
-				if len(hooks) != 1 {
-					t.Fatalf("ValidatingWebhookConfiguration has %d webhooks, want 1", len(hooks))
+				if len(hooks) != 2 {
+					t.Fatalf("ValidatingWebhookConfiguration has %d webhooks, want 2 (jobs and jobflows)", len(hooks))
 				}
-				svc, _, _ := unstructured.NestedStringMap(hooks[0].(map[string]any), "clientConfig", "service")
-				if svc["name"] != fullname+"-webhook" || svc["namespace"] != namespace || !slices.Contains(args, "--webhook-service-name="+svc["name"]) {
-					t.Errorf("the webhook calls Service %s/%s; want %s/%s-webhook, named by --webhook-service-name", svc["namespace"], svc["name"], namespace, fullname)
+				for _, hook := range hooks {
+					svc, _, _ := unstructured.NestedStringMap(hook.(map[string]any), "clientConfig", "service")
+					if svc["name"] != fullname+"-webhook" || svc["namespace"] != namespace || !slices.Contains(args, "--webhook-service-name="+svc["name"]) {
+						t.Errorf("the webhook calls Service %s/%s; want %s/%s-webhook, named by --webhook-service-name", svc["namespace"], svc["name"], namespace, fullname)
+					}
 				}
 				inject := vwc.GetAnnotations()["cert-manager.io/inject-ca-from"]
 				if certManager != (inject != "") {

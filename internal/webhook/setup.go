@@ -29,7 +29,9 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	batchv1alpha1 "github.com/caldera-sh/caldera/api/batch/v1alpha1"
+	flowv1alpha1 "github.com/caldera-sh/caldera/api/flow/v1alpha1"
 	celpolicy "github.com/caldera-sh/caldera/internal/job/policy"
+	"github.com/caldera-sh/caldera/internal/jobflow"
 )
 
 // JobValidatePath is where the API server sends Job admission reviews.
@@ -58,7 +60,7 @@ type Options struct {
 // The certificate's Secret is in the manager's namespace: config/rbac/webhook_cert_role.yaml.
 // +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingwebhookconfigurations,verbs=get;list;watch;update;patch
 
-// Setup registers the Job validator with the manager's webhook server. With ManageCerts, the
+// Setup registers the Job and JobFlow validators with the manager's webhook server. With ManageCerts, the
 // validator is registered (and the server started) once the certificate is in place.
 func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 	if opts.Policies == nil {
@@ -68,7 +70,17 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 		}
 		opts.Policies = engine.ValidateJob
 	}
+	when, err := jobflow.NewWhenEngine()
+	if err != nil {
+		return err
+	}
 	register := func() error {
+		if err := ctrl.NewWebhookManagedBy(mgr, &flowv1alpha1.JobFlow{}).
+			WithValidator(&JobFlowValidator{When: when}).
+			WithValidatorCustomPath(JobFlowValidatePath).
+			Complete(); err != nil {
+			return err
+		}
 		return ctrl.NewWebhookManagedBy(mgr, &batchv1alpha1.Job{}).
 			WithValidator(&JobValidator{
 				Reader:               mgr.GetClient(),
@@ -88,7 +100,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 		return fmt.Errorf("creating the webhook certificate Secret %s/%s: %w", opts.Namespace, opts.SecretName, err)
 	}
 	ready := make(chan struct{})
-	err := rotator.AddRotator(mgr, &rotator.CertRotator{
+	err = rotator.AddRotator(mgr, &rotator.CertRotator{
 		SecretKey:      types.NamespacedName{Namespace: opts.Namespace, Name: opts.SecretName},
 		CertDir:        opts.CertDir,
 		CAName:         "caldera-ca",
