@@ -216,6 +216,24 @@ var _ = Describe("JobFlow", Label("controller:jobflow"), func() {
 		Expect(cur.Status.SkippedJobs).To(ConsistOf("gated-publish", "gated-report"))
 	})
 
+	It("starts a flow early once a task of its target has a pod in the probe's phase", func(ctx SpecContext) {
+		server := wrappers.MakeJob("server", ns).Scheduler(testScheduler).Task("ps", 1).RunFor(time.Hour).JobTemplate()
+		Expect(fw.Client.Create(ctx, server)).To(Succeed())
+		template(ctx, "client", time.Second)
+		jf := wrappers.MakeJobFlow("probed", ns).Flow("server").Flow("client", "server").Obj()
+		jf.Spec.Flows[1].DependsOn.Probe = &flowv1alpha1.Probe{TaskStatusList: []flowv1alpha1.TaskStatus{{TaskName: "ps", Phase: "Running"}}}
+		Expect(fw.Client.Create(ctx, jf)).To(Succeed())
+
+		Eventually(func(g Gomega) {
+			clientJob := flowJob(ctx, g, jf, "client")
+			g.Expect(clientJob).NotTo(BeNil())
+			g.Expect(clientJob.Status.State.Phase).To(Equal(batchv1alpha1.Completed))
+		}, framework.LongTimeout, framework.Interval).Should(Succeed())
+		server2 := flowJob(ctx, Default, jf, "server")
+		Expect(server2.Status.State.Phase).To(Equal(batchv1alpha1.Running), "the client ran while the server still runs")
+		Expect(getFlow(ctx, Default, jf).Status.State.Phase).To(Equal(flowv1alpha1.Running))
+	})
+
 	It("continues a flow edited in Git with the jobs not yet created", func(ctx SpecContext) {
 		template(ctx, "a", time.Second)
 		template(ctx, "b", time.Second)
