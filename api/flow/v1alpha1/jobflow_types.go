@@ -220,15 +220,15 @@ const (
 type Phase string
 
 const (
-	// Succeed: every job completed (or was skipped by a when condition).
+	// Succeed means every job completed (or was skipped by a when condition).
 	Succeed Phase = "Succeed"
-	// Terminating: the JobFlow is being deleted.
+	// Terminating means the JobFlow is being deleted.
 	Terminating Phase = "Terminating"
-	// Failed: a job failed, was terminated or aborted; no further job is created.
+	// Failed means a job failed, was terminated or aborted; no further job is created.
 	Failed Phase = "Failed"
-	// Running: a job exists and none has failed.
+	// Running means a job has left Pending and none has failed.
 	Running Phase = "Running"
-	// Pending: no job has started yet.
+	// Pending means no job has started yet.
 	Pending Phase = "Pending"
 )
 

@@ -47,7 +47,7 @@ var VolcanoCRDFiles = []string{
 // VolcanoCRDs downloads Volcano's module at version into the module cache (a no-op when it is
 // there) and returns the objects of its CRDs for the kinds Caldera serves.
 func VolcanoCRDs(ctx context.Context, version string) ([]unstructured.Unstructured, error) {
-	dir, err := volcanoModuleDir(ctx, version)
+	dir, err := VolcanoModuleDir(ctx, version)
 	if err != nil {
 		return nil, err
 	}
@@ -66,16 +66,16 @@ func VolcanoCRDs(ctx context.Context, version string) ([]unstructured.Unstructur
 // there) and returns one of its files, path relative to the module's root (for example
 // example/cronjob/cronjob.yaml), for specs that apply Volcano's own examples unchanged.
 func VolcanoFile(ctx context.Context, version, path string) ([]byte, error) {
-	dir, err := volcanoModuleDir(ctx, version)
+	dir, err := VolcanoModuleDir(ctx, version)
 	if err != nil {
 		return nil, err
 	}
 	return os.ReadFile(filepath.Join(dir, filepath.FromSlash(path)))
 }
 
-// volcanoModuleDir downloads Volcano's module at version and returns its folder in the module
-// cache.
-func volcanoModuleDir(ctx context.Context, version string) (string, error) {
+// VolcanoModuleDir downloads Volcano's module at version into the module cache (a no-op when it
+// is there) and returns its folder.
+func VolcanoModuleDir(ctx context.Context, version string) (string, error) {
 	tmp, err := os.MkdirTemp("", "caldera-volcano-module-")
 	if err != nil {
 		return "", err
