@@ -107,8 +107,9 @@ type DependsOn struct {
 
 	// when is a CEL expression that must return bool, checked once every target's job has
 	// completed (or passed the probe): the job is created when it is true; when it is false
-	// once every target has completed, the flow and the flows that depend on it are skipped. The variable jobs maps each flow name whose job exists to that Job (metadata,
-	// spec and status as stored), for example
+	// once every target has completed, the flow and the flows that depend on it are skipped.
+	// The variable jobs maps each flow name whose job exists to that Job (metadata, spec and
+	// status as stored; a job not yet created, or deleted, is absent), for example
 	// jobs.train.status.state.phase == 'Completed' && jobs.train.status.succeeded >= 2.
 	// Caldera only; Volcano has no such field.
 	// +kubebuilder:validation:MinLength=1
