@@ -76,6 +76,15 @@ type flowRun struct {
 	created []string
 }
 
+// stall records bad input: the first error's reason, and every error's message.
+func (run *flowRun) stall(se *jobflow.SpecError) {
+	if run.stalled == nil {
+		run.stalled = &jobflow.SpecError{Reason: se.Reason, Message: se.Message}
+		return
+	}
+	run.stalled.Message += "; " + se.Message
+}
+
 // Reconcile is a short dispatcher: read the flow, defer the status write, and run the phases.
 func (r *JobFlowReconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ctrl.Result, retErr error) {
 	jf := &flowv1alpha1.JobFlow{}
@@ -127,23 +136,25 @@ func (r *JobFlowReconciler) gather(ctx context.Context, run *flowRun) error {
 	return err
 }
 
-// createJobs creates the jobs of the flows the plan names, from their templates.
+// createJobs creates the jobs of the flows the plan names, from their templates. A flow that
+// cannot get its job (no template, a bad patch, a job the API server refuses) marks the JobFlow
+// Stalled, naming it; the other flows still get theirs.
 func (r *JobFlowReconciler) createJobs(ctx context.Context, run *flowRun) error {
 	for _, name := range run.plan.Create {
 		f := run.jf.Spec.Flows[slices.IndexFunc(run.jf.Spec.Flows, func(f flowv1alpha1.Flow) bool { return f.Name == name })]
 		tmpl := &flowv1alpha1.JobTemplate{}
 		if err := r.Client.Get(ctx, types.NamespacedName{Namespace: run.jf.Namespace, Name: f.Name}, tmpl); err != nil {
 			if apierrors.IsNotFound(err) {
-				run.stalled = &jobflow.SpecError{Reason: flowv1alpha1.TemplateNotFoundReason,
-					Message: fmt.Sprintf("flow %s: JobTemplate %s not found in namespace %s: apply it, or remove the flow", f.Name, f.Name, run.jf.Namespace)}
-				return nil
+				run.stall(&jobflow.SpecError{Reason: flowv1alpha1.TemplateNotFoundReason,
+					Message: fmt.Sprintf("flow %s: JobTemplate %s not found in namespace %s: apply it, or remove the flow", f.Name, f.Name, run.jf.Namespace)})
+				continue
 			}
 			return fmt.Errorf("reading JobTemplate %s: %w", f.Name, err)
 		}
 		job, err := jobflow.NewJob(run.jf, f, tmpl)
 		if se := (*jobflow.SpecError)(nil); errors.As(err, &se) {
-			run.stalled = se
-			return nil
+			run.stall(se)
+			continue
 		}
 		if err != nil {
 			return err
@@ -156,9 +167,8 @@ func (r *JobFlowReconciler) createJobs(ctx context.Context, run *flowRun) error 
 		case apierrors.IsAlreadyExists(err):
 			// Created before (the cache had not seen it): done.
 		case apierrors.IsInvalid(err) || apierrors.IsBadRequest(err):
-			run.stalled = &jobflow.SpecError{Reason: flowv1alpha1.JobRefusedReason,
-				Message: fmt.Sprintf("flow %s: the job made from JobTemplate %s and the flow's patch is refused: %v", f.Name, f.Name, err)}
-			return nil
+			run.stall(&jobflow.SpecError{Reason: flowv1alpha1.JobRefusedReason,
+				Message: fmt.Sprintf("flow %s: the job made from JobTemplate %s and the flow's patch is refused: %v", f.Name, f.Name, err)})
 		case err != nil:
 			return fmt.Errorf("creating job %s: %w", job.Name, err)
 		default:

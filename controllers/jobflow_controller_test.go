@@ -197,6 +197,22 @@ var _ = Describe("JobFlow", Label("controller:jobflow"), func() {
 		expectFlowPhase(ctx, jf, flowv1alpha1.Succeed)
 	})
 
+	It("marks a job the API server refuses Stalled, naming the flow, and still creates the others", func(ctx SpecContext) {
+		template(ctx, "a", time.Second)
+		template(ctx, "b", time.Second)
+		jf := wrappers.MakeJobFlow("refused", ns).Flow("a").Patch(`{"minAvailable": 99}`).Flow("b").Obj()
+		Expect(fw.Client.Create(ctx, jf)).To(Succeed())
+		Eventually(func(g Gomega) {
+			stalled := flowCondition(getFlow(ctx, g, jf), flowv1alpha1.StalledCondition)
+			g.Expect(stalled).NotTo(BeNil())
+			g.Expect(stalled.Reason).To(Equal(flowv1alpha1.JobRefusedReason))
+			g.Expect(stalled.Message).To(ContainSubstring("flow a: the job made from JobTemplate a"))
+			g.Expect(stalled.Message).To(ContainSubstring("minAvailable"))
+			g.Expect(flowJob(ctx, g, jf, "b")).NotTo(BeNil())
+		}, framework.Timeout, framework.Interval).Should(Succeed())
+		Expect(flowJob(ctx, Default, jf, "a")).To(BeNil())
+	})
+
 	It("gates an edge with a when condition over the finished job's status", func(ctx SpecContext) {
 		train := wrappers.MakeJob("train", ns).Scheduler(testScheduler).Task("worker", 2).RunFor(time.Second).JobTemplate()
 		Expect(fw.Client.Create(ctx, train)).To(Succeed())
