@@ -22,7 +22,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/fluxcd/pkg/runtime/patch"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -42,13 +41,6 @@ import (
 
 // jobFlowControllerName is the JobFlow controller's name and field owner.
 const jobFlowControllerName = "caldera-jobflow-controller"
-
-// ownedJobFlowConditions are the condition types the JobFlow controller writes.
-var ownedJobFlowConditions = []string{
-	flowv1alpha1.ReadyCondition,
-	flowv1alpha1.ReconcilingCondition,
-	flowv1alpha1.StalledCondition,
-}
 
 // JobFlowReconciler runs flow.volcano.sh JobFlows: it gathers a flow's jobs and templates, asks
 // internal/jobflow which jobs to create next and what the status is, creates those jobs (owned
@@ -92,8 +84,8 @@ func (r *JobFlowReconciler) Reconcile(ctx context.Context, req ctrl.Request) (re
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	run := &flowRun{jf: jf}
-	patcher := patch.NewSerialPatcher(jf, r.Client)
-	defer func() { retErr = r.finalize(ctx, run, patcher, retErr) }()
+	read := jf.DeepCopy()
+	defer func() { retErr = r.finalize(ctx, run, read, retErr) }()
 	if err := r.gather(ctx, run); err != nil {
 		return ctrl.Result{}, err
 	}
@@ -201,7 +193,7 @@ func (r *JobFlowReconciler) retain(ctx context.Context, run *flowRun) error {
 }
 
 // finalize computes the flow's status and conditions and writes them once.
-func (r *JobFlowReconciler) finalize(ctx context.Context, run *flowRun, patcher *patch.SerialPatcher, retErr error) error {
+func (r *JobFlowReconciler) finalize(ctx context.Context, run *flowRun, read *flowv1alpha1.JobFlow, retErr error) error {
 	jf := run.jf
 	if run.jobs != nil {
 		jf.Status = jobflow.Status(jobflow.StatusInput{JobFlow: jf, Jobs: run.jobs, Skipped: run.plan.Skipped, Now: r.Clock.Now()})
@@ -210,10 +202,7 @@ func (r *JobFlowReconciler) finalize(ctx context.Context, run *flowRun, patcher 
 	if retErr == nil {
 		jf.Status.ObservedGeneration = jf.Generation
 	}
-	if err := patcher.Patch(ctx, jf,
-		patch.WithFieldOwner(jobFlowControllerName),
-		patch.WithOwnedConditions{Conditions: ownedJobFlowConditions},
-	); err != nil {
+	if err := writeStatus(ctx, r.Client, read, jf, jobFlowControllerName); err != nil {
 		if apierrors.IsNotFound(err) {
 			return retErr
 		}

@@ -22,7 +22,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/fluxcd/pkg/runtime/patch"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -59,7 +58,7 @@ func (r *JobTemplateReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 	if err := r.Client.List(ctx, jobs, client.InNamespace(tmpl.Namespace)); err != nil {
 		return ctrl.Result{}, fmt.Errorf("listing jobs: %w", err)
 	}
-	patcher := patch.NewSerialPatcher(tmpl, r.Client)
+	read := tmpl.DeepCopy()
 	tmpl.Status.JobDependsOnList = templateJobs(tmpl, jobs.Items)
 	tmpl.Status.ObservedGeneration = tmpl.Generation
 	apimeta.SetStatusCondition(&tmpl.Status.Conditions, metav1.Condition{
@@ -67,7 +66,7 @@ func (r *JobTemplateReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 		Message:            fmt.Sprintf("jobs made from this template: %d", len(tmpl.Status.JobDependsOnList)),
 		ObservedGeneration: tmpl.Generation, LastTransitionTime: metav1.NewTime(r.Clock.Now()),
 	})
-	return ctrl.Result{}, patcher.Patch(ctx, tmpl, patch.WithFieldOwner(jobTemplateControllerName))
+	return ctrl.Result{}, client.IgnoreNotFound(writeStatus(ctx, r.Client, read, tmpl, jobTemplateControllerName))
 }
 
 // templateJobs are the names of the jobs made from tmpl, sorted.
