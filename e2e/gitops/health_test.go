@@ -83,13 +83,17 @@ var jobVerdicts = map[string]verdict{
 	"running":    {argocd.Progressing, kstatus.InProgressStatus, kstatus.InProgressStatus},
 	"restarting": {argocd.Progressing, kstatus.InProgressStatus, kstatus.InProgressStatus},
 	// An edit from Git the controller has not taken up yet (status.observedGeneration behind).
-	"edited":          {argocd.Progressing, kstatus.InProgressStatus, kstatus.InProgressStatus},
-	"completed":       {argocd.Healthy, kstatus.CurrentStatus, kstatus.CurrentStatus},
-	"failed":          {argocd.Degraded, kstatus.FailedStatus, kstatus.FailedStatus},
-	"terminated":      {argocd.Degraded, kstatus.FailedStatus, kstatus.FailedStatus},
-	"aborted-policy":  {argocd.Degraded, kstatus.FailedStatus, kstatus.FailedStatus},
-	"stalled-queue":   {argocd.Degraded, kstatus.FailedStatus, kstatus.FailedStatus},
-	"aborted-command": {argocd.Suspended, kstatus.FailedStatus, kstatus.FailedStatus},
+	"edited":         {argocd.Progressing, kstatus.InProgressStatus, kstatus.InProgressStatus},
+	"completed":      {argocd.Healthy, kstatus.CurrentStatus, kstatus.CurrentStatus},
+	"failed":         {argocd.Degraded, kstatus.FailedStatus, kstatus.FailedStatus},
+	"terminated":     {argocd.Degraded, kstatus.FailedStatus, kstatus.FailedStatus},
+	"aborted-policy": {argocd.Degraded, kstatus.FailedStatus, kstatus.FailedStatus},
+	"stalled-queue":  {argocd.Degraded, kstatus.FailedStatus, kstatus.FailedStatus},
+	// Aborted by an AbortJob Command should read Suspended in Argo CD (health.lua: phase Aborted
+	// with reason CommandIssued), but the controller replaces the reason CommandIssued by
+	// JobAborted when the job reaches Aborted (internal/job/lifecycle whenGone), the reason a
+	// policy's abort also gets, so the check cannot tell the two apart and reads Degraded.
+	"aborted-command": {argocd.Degraded, kstatus.FailedStatus, kstatus.FailedStatus},
 	// Held by spec.suspend: the state Git asks for. kstatus reads its Ready=False as InProgress,
 	// which would make a wait: true Kustomization time out; the sample's healthCheckExprs make
 	// it Current.
