@@ -24,7 +24,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	. "github.com/onsi/ginkgo/v2"
@@ -42,8 +41,12 @@ import (
 	"github.com/caldera-sh/caldera/internal/testing/wrappers"
 )
 
-// volcanoArgoExample is Volcano's own Argo Workflows example, in the Go module cache.
-const volcanoArgoExample = "volcano.sh/volcano@v1.15.0/example/integrations/argo"
+// volcanoModule is the Volcano release whose Argo Workflows example (volcanoArgoExample, in the
+// module) the suite runs.
+const (
+	volcanoModule      = "volcano.sh/volcano@v1.15.0"
+	volcanoArgoExample = "example/integrations/argo"
+)
 
 // workflowRun is the suite playing Argo Workflows for one Workflow: the controller's walk
 // through steps and DAG tasks, and the executor's part for resource templates.
@@ -336,7 +339,7 @@ var _ = Describe("Argo Workflows resource templates over vcjobs", Label("e2e:git
 
 	DescribeTable("runs Volcano's own Argo example unchanged",
 		func(ctx SpecContext, file string) {
-			dir := filepath.Join(goModCache(), volcanoArgoExample)
+			dir := filepath.Join(moduleDir(volcanoModule), volcanoArgoExample)
 			run := startWorkflow(ctx, readWorkflow(filepath.Join(dir, file)), ns, nil)
 			run.finishPods = true
 			Expect(run.runEntrypoint(ctx)).To(Succeed())
@@ -347,13 +350,14 @@ var _ = Describe("Argo Workflows resource templates over vcjobs", Label("e2e:git
 	)
 })
 
-// goModCache is the Go module cache (go env GOMODCACHE).
-func goModCache() string {
+// moduleDir downloads module (path@version) into the Go module cache, when it is not there yet,
+// and returns its folder.
+func moduleDir(module string) string {
 	GinkgoHelper()
-	if dir := os.Getenv("GOMODCACHE"); dir != "" {
-		return dir
-	}
-	out, err := exec.Command("go", "env", "GOMODCACHE").Output()
-	Expect(err).NotTo(HaveOccurred())
-	return strings.TrimSpace(string(out))
+	out, err := exec.Command("go", "mod", "download", "-json", module).Output()
+	Expect(err).NotTo(HaveOccurred(), "go mod download %s: %s", module, out)
+	var info struct{ Dir, Error string }
+	Expect(json.Unmarshal(out, &info)).To(Succeed())
+	Expect(info.Error).To(BeEmpty())
+	return info.Dir
 }
