@@ -89,15 +89,12 @@ var jobVerdicts = map[string]verdict{
 	"terminated":     {argocd.Degraded, kstatus.FailedStatus, kstatus.FailedStatus},
 	"aborted-policy": {argocd.Degraded, kstatus.FailedStatus, kstatus.FailedStatus},
 	"stalled-queue":  {argocd.Degraded, kstatus.FailedStatus, kstatus.FailedStatus},
-	// Aborted by an AbortJob Command should read Suspended in Argo CD (health.lua: phase Aborted
-	// with reason CommandIssued), but the controller replaces the reason CommandIssued by
-	// JobAborted when the job reaches Aborted (internal/job/lifecycle whenGone), the reason a
-	// policy's abort also gets, so the check cannot tell the two apart and reads Degraded.
-	"aborted-command": {argocd.Degraded, kstatus.FailedStatus, kstatus.FailedStatus},
-	// Held by spec.suspend: the state Git asks for. kstatus reads its Ready=False as InProgress,
-	// which would make a wait: true Kustomization time out; the sample's healthCheckExprs make
-	// it Current.
-	"suspended": {argocd.Suspended, kstatus.InProgressStatus, kstatus.CurrentStatus},
+	// Aborted by an AbortJob Command (reason CommandIssued): paused by a user, who can resume
+	// it; Argo CD shows it Suspended. Git did not ask for it, so kstatus and Flux read Failed.
+	"aborted-command": {argocd.Suspended, kstatus.FailedStatus, kstatus.FailedStatus},
+	// Held by spec.suspend: the state Git asks for, Current to kstatus and Flux (the job has
+	// only Suspended=True, no Ready=False), so a wait: true Kustomization does not time out.
+	"suspended": {argocd.Suspended, kstatus.CurrentStatus, kstatus.CurrentStatus},
 }
 
 // podGroupVerdicts and queueVerdicts are the verdicts for PodGroups and Queues. kstatus finds

@@ -33,8 +33,8 @@ import (
 //   - Completed: Ready=True (JobCompleted), no Reconciling or Stalled;
 //   - Failed, Terminated, Aborted: Stalled=True (JobFailed, JobTerminated, JobAborted) with
 //     status.state.message, Ready=False, no Reconciling;
-//   - Aborted by spec.suspend: Ready=False (JobSuspended), neither Stalled nor Reconciling: the
-//     job is as Git asks, and kstatus would read Stalled as a failure;
+//   - Aborted by spec.suspend: no Ready, Stalled or Reconciling, only Suspended=True: the job
+//     is as Git asks, and kstatus would read Stalled as a failure and Ready=False as progress;
 //   - spec.suspend true: Suspended=True (JobSuspended) once the job is Aborted, False
 //     (Progressing) until then; without spec.suspend there is no Suspended condition.
 //
@@ -56,8 +56,9 @@ func SetConditions(job *batchv1alpha1.Job, clk clock.PassiveClock) {
 	case batchv1alpha1.Aborted:
 		if reason == batchv1alpha1.JobSuspendedReason {
 			// Held by spec.suspend, as Git asks: the desired state, not a failure. kstatus reads
-			// Stalled as Failed, so a suspended job is neither Stalled nor Reconciling.
-			setCondition(job, batchv1alpha1.ReadyCondition, false, reason, message, clk)
+			// Stalled as Failed and Ready=False as InProgress (a wait: true Kustomization would
+			// time out), so a suspended job has neither: Suspended=True says what it is.
+			removeCondition(job, batchv1alpha1.ReadyCondition)
 			removeCondition(job, batchv1alpha1.ReconcilingCondition)
 			removeCondition(job, batchv1alpha1.StalledCondition)
 			break
@@ -93,12 +94,12 @@ func MarkStalled(job *batchv1alpha1.Job, reason, message string, clk clock.Passi
 // Succeeded when Ready=True; Progressing otherwise.
 func SetHealth(job *batchv1alpha1.Job) {
 	conds := job.Status.Conditions
-	stalled := apimeta.FindStatusCondition(conds, batchv1alpha1.StalledCondition)
+	state := job.Status.State
 	switch {
-	case stalled != nil && stalled.Status == metav1.ConditionTrue && stalled.Reason == batchv1alpha1.JobAbortedReason:
+	case state.Phase == batchv1alpha1.Aborted && state.Reason == ReasonCommandIssued:
 		// Aborted by an AbortJob Command: held until a ResumeJob Command, not failed.
 		job.Status.Health = batchv1alpha1.HealthSuspended
-	case stalled != nil && stalled.Status == metav1.ConditionTrue:
+	case apimeta.IsStatusConditionTrue(conds, batchv1alpha1.StalledCondition):
 		job.Status.Health = batchv1alpha1.HealthFailed
 	case apimeta.IsStatusConditionTrue(conds, batchv1alpha1.ReadyCondition):
 		job.Status.Health = batchv1alpha1.HealthSucceeded

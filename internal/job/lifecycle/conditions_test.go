@@ -106,11 +106,10 @@ func TestSetConditions(t *testing.T) {
 			},
 		},
 		{
-			name:  "a job held by spec.suspend is stalled and suspended",
+			name:  "a job held by spec.suspend is only suspended",
 			state: batchv1alpha1.JobState{Phase: batchv1alpha1.Aborted, Reason: batchv1alpha1.JobSuspendedReason},
 			opts:  []jobOpt{suspend(true)},
 			want: []metav1.Condition{
-				cond(ready, false, batchv1alpha1.JobSuspendedReason, "spec.suspend holds the job"),
 				cond(suspended, true, batchv1alpha1.JobSuspendedReason, "spec.suspend holds the job; set it to false to resume"),
 			},
 		},
@@ -256,7 +255,8 @@ func TestSetHealth(t *testing.T) {
 		{name: "failed", state: batchv1alpha1.JobState{Phase: batchv1alpha1.Failed}, want: batchv1alpha1.HealthFailed},
 		{name: "terminated", state: batchv1alpha1.JobState{Phase: batchv1alpha1.Terminated}, want: batchv1alpha1.HealthFailed},
 		{name: "bad input leaves the job pending but failed", stalled: batchv1alpha1.QueueNotFoundReason, want: batchv1alpha1.HealthFailed},
-		{name: "aborted by a Command", state: batchv1alpha1.JobState{Phase: batchv1alpha1.Aborted, Reason: batchv1alpha1.JobAbortedReason}, want: batchv1alpha1.HealthSuspended},
+		{name: "aborted by a Command", state: batchv1alpha1.JobState{Phase: batchv1alpha1.Aborted, Reason: ReasonCommandIssued}, want: batchv1alpha1.HealthSuspended},
+		{name: "aborted by a policy", state: batchv1alpha1.JobState{Phase: batchv1alpha1.Aborted, Reason: batchv1alpha1.JobAbortedReason}, want: batchv1alpha1.HealthFailed},
 		{name: "held by spec.suspend", state: batchv1alpha1.JobState{Phase: batchv1alpha1.Aborted, Reason: batchv1alpha1.JobSuspendedReason},
 			opts: []jobOpt{suspend(true)}, want: batchv1alpha1.HealthSuspended},
 		{name: "being suspended", state: batchv1alpha1.JobState{Phase: batchv1alpha1.Aborting, Reason: batchv1alpha1.JobSuspendedReason},

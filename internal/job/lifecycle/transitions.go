@@ -67,7 +67,7 @@ func joinMessage(a, b string) string {
 
 // whenGone moves the job to final once none of its pods is pending, running or terminating.
 // The message of the phase that led here (why the job ends) is kept; an abort caused by
-// spec.suspend keeps its reason.
+// spec.suspend or by an AbortJob Command keeps its reason (JobSuspended, CommandIssued).
 func whenGone(final batchv1alpha1.JobPhase) nextFunc {
 	return func(m *machine) (batchv1alpha1.JobPhase, string, string) {
 		if m.counts.alive() {
@@ -79,8 +79,11 @@ func whenGone(final batchv1alpha1.JobPhase) nextFunc {
 			batchv1alpha1.Completed:  batchv1alpha1.JobCompletedReason,
 			batchv1alpha1.Terminated: batchv1alpha1.JobTerminatedReason,
 		}[final]
-		if state.Reason == batchv1alpha1.JobSuspendedReason {
-			reason = batchv1alpha1.JobSuspendedReason
+		if state.Reason == batchv1alpha1.JobSuspendedReason ||
+			(final == batchv1alpha1.Aborted && state.Reason == ReasonCommandIssued) {
+			// Paused by spec.suspend or by an AbortJob Command: the reason says who, so that
+			// tools tell a pause someone asked for from an abort by a lifecycle policy.
+			reason = state.Reason
 		}
 		msg := state.Message
 		if msg == "" {
