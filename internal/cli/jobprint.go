@@ -69,17 +69,31 @@ func filterJobs(jobs []batchv1alpha1.Job, f jobListFilter) []batchv1alpha1.Job {
 var jobListHeader = []string{"Name", "Creation", "Phase", "JobType", "Replicas", "Min", "Pending", "Running",
 	"Succeeded", "Failed", "Unknown", "RetryCount"}
 
-// formatJobList renders `vcctl job list`: one row per job with Volcano's columns, and a leading
-// Namespace column when listing all namespaces. No jobs print "No resources found".
+// jobListWidths are the widths Volcano's `vcctl job list` pads the columns after Name to.
+var jobListWidths = []int{15, 12, 12, 12, 6, 10, 10, 12, 10, 12, 10}
+
+// formatJobList renders `vcctl job list` exactly as Volcano's vcctl does, so that scripts
+// parsing its output keep working: one row per job, every cell left-aligned and padded with
+// spaces to its column's width (the last one too); Name is as wide as the longest name plus 3,
+// and the leading Namespace column of --all-namespaces as wide as the longest namespace plus
+// 3; the other widths are Volcano's fixed ones. No jobs print "No resources found".
 func formatJobList(jobs []batchv1alpha1.Job, allNamespaces bool) string {
 	if len(jobs) == 0 {
 		return noResources
 	}
+	nameWidth, namespaceWidth := len(jobListHeader[0]), len("Namespace")
+	for i := range jobs {
+		nameWidth = max(nameWidth, len(jobs[i].Name))
+		namespaceWidth = max(namespaceWidth, len(jobs[i].Namespace))
+	}
+	widths := append([]int{nameWidth + 3}, jobListWidths...)
 	header := jobListHeader
 	if allNamespaces {
+		widths = append([]int{namespaceWidth + 3}, widths...)
 		header = append([]string{"Namespace"}, header...)
 	}
-	rows := make([][]string, 0, len(jobs))
+	var b strings.Builder
+	writePadded(&b, widths, header)
 	for i := range jobs {
 		job := &jobs[i]
 		jobType := job.Labels[batchv1alpha1.JobTypeKey]
@@ -103,9 +117,9 @@ func formatJobList(jobs []batchv1alpha1.Job, allNamespaces bool) string {
 		if allNamespaces {
 			row = append([]string{job.Namespace}, row...)
 		}
-		rows = append(rows, row)
+		writePadded(&b, widths, row)
 	}
-	return formatTable(header, rows)
+	return b.String()
 }
 
 func itoa(n int32) string { return strconv.FormatInt(int64(n), 10) }

@@ -106,22 +106,22 @@ func TestFormatJobList(t *testing.T) {
 	}{
 		{name: "no jobs", want: "No resources found\n"},
 		{
-			name: "one namespace",
+			name: "one namespace, padded to Volcano's widths (trailing spaces included)",
 			jobs: jobs,
 			want: "" +
-				"Name                 Creation     Phase       JobType   Replicas   Min   Pending   Running   Succeeded   Failed   Unknown   RetryCount\n" +
-				"train                2026-02-27   Running     Train     4          4     1         3         0           0        0         1\n" +
-				"a-much-longer-name   2026-02-27   Completed   Batch     4          4     0         0         4           0        0         0\n" +
-				"new                  2026-02-27               Batch     4          0     0         0         0           0        0         0\n",
+				"Name                 Creation       Phase       JobType     Replicas    Min   Pending   Running   Succeeded   Failed    Unknown     RetryCount\n" +
+				"train                2026-02-27     Running     Train       4           4     1         3         0           0         0           1         \n" +
+				"a-much-longer-name   2026-02-27     Completed   Batch       4           4     0         0         4           0         0           0         \n" +
+				"new                  2026-02-27                 Batch       4           0     0         0         0           0         0           0         \n",
 		},
 		{
 			name:          "all namespaces",
 			jobs:          jobs[:2],
 			allNamespaces: true,
 			want: "" +
-				"Namespace   Name                 Creation     Phase       JobType   Replicas   Min   Pending   Running   Succeeded   Failed   Unknown   RetryCount\n" +
-				"team-a      train                2026-02-27   Running     Train     4          4     1         3         0           0        0         1\n" +
-				"default     a-much-longer-name   2026-02-27   Completed   Batch     4          4     0         0         4           0        0         0\n",
+				"Namespace   Name                 Creation       Phase       JobType     Replicas    Min   Pending   Running   Succeeded   Failed    Unknown     RetryCount\n" +
+				"team-a      train                2026-02-27     Running     Train       4           4     1         3         0           0         0           1         \n" +
+				"default     a-much-longer-name   2026-02-27     Completed   Batch       4           4     0         0         4           0         0           0         \n",
 		},
 	}
 	for _, tc := range cases {

@@ -72,24 +72,31 @@ func countPodGroups(podGroups []schedulingv1beta1.PodGroup) map[string]podGroupC
 // queueListHeader is the header of `vcctl queue list` and `vcctl queue get`, Volcano's columns.
 var queueListHeader = []string{"Name", "Weight", "State", "Parent", "Inqueue", "Pending", "Running", "Unknown", "Completed"}
 
-// formatQueueList renders `vcctl queue list` (and `get`, with one queue): one row per queue,
-// sorted by name, with its PodGroups counted by phase. No queues print "No resources found".
+// queueListWidths are the widths Volcano's `vcctl queue list` pads its columns to.
+var queueListWidths = []int{25, 8, 8, 8, 8, 8, 8, 8, 8}
+
+// formatQueueList renders `vcctl queue list` (and `get`, with one queue) exactly as Volcano's
+// vcctl does, so that scripts parsing its output keep working: one row per queue, sorted by
+// name, with its PodGroups counted by phase, every cell left-aligned and padded with spaces to
+// Volcano's fixed width (the last one too; a longer cell runs into the next). No queues print
+// "No resources found".
 func formatQueueList(queues []schedulingv1beta1.Queue, counts map[string]podGroupCounts) string {
 	if len(queues) == 0 {
 		return noResources
 	}
 	sorted := append([]schedulingv1beta1.Queue(nil), queues...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
-	rows := make([][]string, 0, len(sorted))
+	var b strings.Builder
+	writePadded(&b, queueListWidths, queueListHeader)
 	for i := range sorted {
 		q := &sorted[i]
 		c := counts[q.Name]
-		rows = append(rows, []string{
+		writePadded(&b, queueListWidths, []string{
 			q.Name, itoa(q.Spec.Weight), string(q.Status.State), q.Spec.Parent,
 			fmt.Sprint(c.inqueue), fmt.Sprint(c.pending), fmt.Sprint(c.running), fmt.Sprint(c.unknown), fmt.Sprint(c.completed),
 		})
 	}
-	return formatTable(queueListHeader, rows)
+	return b.String()
 }
 
 // Actions of `vcctl queue operate -a`.

@@ -83,10 +83,17 @@ func TestFormatQueueList(t *testing.T) {
 				"default":      {running: 12},
 			},
 			want: "" +
-				"Name           Weight   State     Parent   Inqueue   Pending   Running   Unknown   Completed\n" +
-				"default        1        Open      root     0         0         12        0         0\n" +
-				"gpu-training   10       Closing   root     1         2         3         4         5\n" +
-				"root           1        Open               0         0         0         0         0\n",
+				"Name                     Weight  State   Parent  Inqueue Pending Running Unknown Completed\n" +
+				"default                  1       Open    root    0       0       12      0       0       \n" +
+				"gpu-training             10      Closing root    1       2       3       4       5       \n" +
+				"root                     1       Open            0       0       0       0       0       \n",
+		},
+		{
+			name:   "a name longer than Volcano's 25 columns runs into the weight, as in Volcano",
+			queues: []schedulingv1beta1.Queue{queue("a-queue-name-longer-than-25", 1, schedulingv1beta1.QueueStateOpen, "root")},
+			want: "" +
+				"Name                     Weight  State   Parent  Inqueue Pending Running Unknown Completed\n" +
+				"a-queue-name-longer-than-251       Open    root    0       0       0       0       0       \n",
 		},
 	}
 	for _, tc := range cases {

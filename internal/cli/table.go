@@ -68,6 +68,19 @@ func formatTable(header []string, rows [][]string) string {
 	return b.String()
 }
 
+// writePadded writes one line of cells, each left-aligned and padded with spaces to its width
+// as fmt's %-<width>s does (Volcano's way: the last cell is padded too, and a cell wider than
+// its column is written whole, running into the next).
+func writePadded(b *strings.Builder, widths []int, cells []string) {
+	for i, cell := range cells {
+		b.WriteString(cell)
+		if i < len(widths) {
+			b.WriteString(strings.Repeat(" ", max(0, widths[i]-len(cell))))
+		}
+	}
+	b.WriteByte('\n')
+}
+
 // age is how long ago t was, in kubectl's short form ("45s", "3m20s", "5d"); "<unknown>" for
 // a zero time.
 func age(now time.Time, t time.Time) string {
