@@ -197,10 +197,10 @@ spec:
 			out, err := vcctl("job", "list", "-n", ns)
 			Expect(err).NotTo(HaveOccurred())
 			day := getJob("train").CreationTimestamp.Format("2006-01-02")
-			Expect(out).To(Equal("" +
-				"Name    Creation       Phase       JobType     Replicas    Min   Pending   Running   Succeeded   Failed    Unknown     RetryCount\n" +
-				"serve   " + day + "                 Batch       2           0     0         0         0           0         0           0         \n" +
-				"train   " + day + "     Running     Batch       2           2     1         1         0           0         0           1         \n"),
+			Expect(out).To(Equal(""+
+				"Name    Creation       Phase       JobType     Replicas    Min   Pending   Running   Succeeded   Failed    Unknown     RetryCount\n"+
+				"serve   "+day+"                 Batch       2           0     0         0         0           0         0           0         \n"+
+				"train   "+day+"     Running     Batch       2           2     1         1         0           0         0           1         \n"),
 				"Volcano's columns and padding, trailing spaces included")
 
 			out, err = vcctl("job", "list", "-n", ns, "--selector", "rai")
