@@ -76,6 +76,7 @@ func TestCommandTree(t *testing.T) {
 		"vcctl jobtemplate describe": {"-o/--format=yaml", "-N/--name=", "-n/--namespace=default"},
 		"vcctl jobtemplate get":      {"-N/--name=", "-n/--namespace=default"},
 		"vcctl jobtemplate list":     {"-n/--namespace=default"},
+		"vcctl job why":              {"-N/--name=", "-n/--namespace=default"},
 	}
 	got := map[string][]string{}
 	var walk func(*cobra.Command)
@@ -213,6 +214,9 @@ func TestArgumentAndFlagErrors(t *testing.T) {
 		{"unknown flag", []string{"job", "list", "-x"},
 			"unknown shorthand flag: 'x' in -x: see `vcctl job list --help` for the flags"},
 		{"view without name", []string{"job", "view"}, "job name is required to view a job: pass -N/--name"},
+		{"why without name", []string{"job", "why"}, "job name is required to explain a job: pass it as the argument or with -N/--name"},
+		{"why with two names", []string{"job", "why", "a", "b"}, "vcctl job why takes one job name, got 2: a b"},
+		{"why named twice", []string{"job", "why", "a", "-N", "b"}, "the job is named twice (-N b and a): name it once"},
 		{"suspend without name", []string{"job", "suspend"}, "job name is required to suspend a job: pass -N/--name"},
 		{"resume without name", []string{"job", "resume"}, "job name is required to resume a job: pass -N/--name"},
 		{"delete without name", []string{"job", "delete", "-n", ""},

@@ -36,12 +36,13 @@ import (
 func newJobCommand(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "job",
-		Short: "Run, list, view, suspend, resume and delete jobs",
-		Args:  noArgs("pick a subcommand: run, list, view, suspend, resume or delete"),
+		Short: "Run, list, view, explain, suspend, resume and delete jobs",
+		Args:  noArgs("pick a subcommand: run, list, view, why, suspend, resume or delete"),
 	}
 	run, _ := newJobRunCommand(e)
 	list, _ := newJobListCommand(e)
 	view, _ := newJobViewCommand(e)
+	why, _ := newJobWhyCommand(e)
 	suspend, _ := newJobActionCommand(e, "suspend", busv1alpha1.AbortJobAction,
 		"Abort a job: its running and pending pods are deleted and it stays Aborted until resumed",
 		"Abort a job by creating an AbortJob Command that the job controller carries out: the job's\n"+
@@ -52,7 +53,7 @@ func newJobCommand(e *env) *cobra.Command {
 		"Resume an aborted job by creating a ResumeJob Command that the job controller carries out.\n"+
 			"For a job kept in Git, set spec.suspend: false in the manifest instead.")
 	del, _ := newJobDeleteCommand(e)
-	cmd.AddCommand(run, list, view, suspend, resume, del)
+	cmd.AddCommand(run, list, view, why, suspend, resume, del)
 	return cmd
 }
 
