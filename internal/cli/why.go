@@ -124,7 +124,12 @@ func findings(in whyInput, queueName string) []finding {
 			job.Status.Running, job.Status.Succeeded, job.Status.MinAvailable)}}
 	}
 
-	out = append(out, queueFindings(in.queue, queueName, queueStalled)...)
+	queue := queueFindings(in.queue, queueName, queueStalled)
+	if job.Status.State.Phase == batchv1alpha1.Running && !anyPending(in.pods) && in.queue != nil {
+		// A running job wants nothing more from its queue: its share is beside the point.
+		queue = queue[:len(queue)-1]
+	}
+	out = append(out, queue...)
 	out = append(out, podGroupFindings(in, queueName)...)
 	out = append(out, dependsOnFindings(job, in.pods, pods)...)
 	out = append(out, gangFindings(in, pods)...)
@@ -342,8 +347,9 @@ func gangFindings(in whyInput, byTask map[string][]*corev1.Pod) []finding {
 			bound++
 		}
 	}
-	if int32(bound) >= minMember || (in.podGroup != nil && (in.podGroup.Status.Phase == "" ||
-		in.podGroup.Status.Phase == schedulingv1beta1.PodGroupPending)) {
+	// Before admission the job controller makes no pods: their absence explains nothing.
+	if int32(bound) >= minMember || in.podGroup == nil || in.podGroup.Status.Phase == "" ||
+		in.podGroup.Status.Phase == schedulingv1beta1.PodGroupPending {
 		return nil
 	}
 	out := []finding{{what: fmt.Sprintf("the gang is short: %d of %d pods (minAvailable) are bound to nodes", bound, minMember)}}
