@@ -30,6 +30,7 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	clocktesting "k8s.io/utils/clock/testing"
 
+	"github.com/caldera-sh/caldera/controllers"
 	"github.com/caldera-sh/caldera/internal/cli"
 	"github.com/caldera-sh/caldera/internal/testing/framework"
 )
@@ -53,7 +54,8 @@ func TestVcctl(t *testing.T) {
 
 var _ = BeforeSuite(func() {
 	ctx, cancel = context.WithCancel(context.Background())
-	fw = &framework.Framework{}
+	// The cache options are those of the manager, for the specs that run the controllers.
+	fw = &framework.Framework{ManagerCache: controllers.CacheOptions()}
 	Expect(fw.Start()).To(Succeed())
 
 	// vcctl reaches the API server the way a user's does: through a kubeconfig file given by -k.
