@@ -118,9 +118,14 @@ kube-binaries: ## Build kube-apiserver, kube-controller-manager, etcd, kubectl, 
 ##@ Build
 
 .PHONY: build
-build: ## Build the manager and vcctl into bin/, with VERSION stamped.
+build: ## Build the manager, vcctl and kubectl-vc (vcctl as a kubectl plugin) into bin/, with VERSION stamped.
 	go build -ldflags "$(LDFLAGS)" -o $(LOCALBIN)/manager ./cmd/manager
 	go build -ldflags "$(LDFLAGS)" -o $(LOCALBIN)/vcctl ./cmd/vcctl
+	go build -ldflags "$(LDFLAGS)" -o $(LOCALBIN)/kubectl-vc ./cmd/vcctl
+
+.PHONY: kubectl-vc
+kubectl-vc: ## Build vcctl as the kubectl plugin bin/kubectl-vc (`kubectl vc ...` once it is on PATH).
+	go build -ldflags "$(LDFLAGS)" -o $(LOCALBIN)/kubectl-vc ./cmd/vcctl
 
 .PHONY: image
 image: ## Build the image IMG without a container daemon: OCI layout, docker tarballs and vcctl archives in bin/image/.

@@ -14,7 +14,9 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Command vcctl is Caldera's command-line client, compatible with Volcano's vcctl.
+// Command vcctl is Caldera's command-line client, compatible with Volcano's vcctl. Built (or
+// linked, as krew does) under the name kubectl-vc it is the kubectl plugin `kubectl vc`, and
+// its help says so.
 package main
 
 import (
@@ -29,7 +31,7 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := cli.NewRootCommand(cli.Options{}).ExecuteContext(ctx)
+	err := cli.NewRootCommand(cli.Options{Name: cli.InvocationName(os.Args[0])}).ExecuteContext(ctx)
 	stop()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "Error: %v\n", err)

@@ -28,6 +28,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/rest"
@@ -49,6 +51,20 @@ type Options struct {
 	ErrOut io.Writer
 	// Clock gives the time that ages (AGE columns, "5m ago") are measured from.
 	Clock clock.PassiveClock
+	// Name is what the user typed to run vcctl, shown in help and usage: "vcctl" (the
+	// default), or "kubectl vc" when run as a kubectl plugin (see InvocationName).
+	Name string
+}
+
+// InvocationName is the name to show for a binary run as arg0 (os.Args[0]): "kubectl <name>"
+// for a kubectl plugin, whose file (or the symlink krew makes to it) is kubectl-<name>, with
+// kubectl's mapping of "_" in the file name to "-" in the command; "vcctl" otherwise.
+func InvocationName(arg0 string) string {
+	base := strings.TrimSuffix(filepath.Base(arg0), ".exe")
+	if plugin, ok := strings.CutPrefix(base, "kubectl-"); ok && plugin != "" {
+		return "kubectl " + strings.ReplaceAll(plugin, "_", "-")
+	}
+	return "vcctl"
 }
 
 func (o Options) withDefaults() Options {
@@ -63,6 +79,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Clock == nil {
 		o.Clock = clock.RealClock{}
+	}
+	if o.Name == "" {
+		o.Name = "vcctl"
 	}
 	return o
 }
@@ -91,6 +110,8 @@ func NewRootCommand(opts Options) *cobra.Command {
 			"controllers carry out.",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// Help, usage and the errors naming a command path say what the user typed.
+		Annotations: map[string]string{cobra.CommandDisplayNameAnnotation: e.Name},
 	}
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.SetIn(e.In)
