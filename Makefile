@@ -133,6 +133,10 @@ image: ## Build the image IMG without a container daemon: OCI layout, docker tar
 		-source-date-epoch "$(SOURCE_DATE_EPOCH)" -platforms "$(IMAGE_PLATFORMS)" -ldflags "$(LDFLAGS)" \
 		-out $(LOCALBIN)/image
 
+.PHONY: krew-manifest
+krew-manifest: ## Write bin/image/vc.yaml, the krew manifest of kubectl vc for release VERSION, from make image's SHA256SUMS.
+	bash hack/krew/release.sh "$(VERSION)" $(LOCALBIN)/image
+
 .PHONY: docker-build
 docker-build: ## Build the image IMG from the Dockerfile with Docker or Podman (CONTAINER_TOOL).
 	$(CONTAINER_TOOL) build --build-arg VERSION="$(VERSION)" --build-arg GIT_COMMIT="$(GIT_COMMIT)" \
