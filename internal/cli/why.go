@@ -103,8 +103,9 @@ func findings(in whyInput, queueName string) []finding {
 
 	var out []finding
 	pods := podsByTask(in.pods)
-	queueStalled := false
+	queueStalled, stalled := false, false
 	if c := apimeta.FindStatusCondition(job.Status.Conditions, batchv1alpha1.StalledCondition); c != nil && c.Status == metav1.ConditionTrue {
+		stalled = true
 		out = append(out, finding{what: fmt.Sprintf("the job is stalled (%s): %s", c.Reason, oneLine(c.Message)),
 			next: stalledNext(c.Reason, queueName, ref)})
 		queueStalled = c.Reason == batchv1alpha1.QueueNotOpenReason || c.Reason == batchv1alpha1.QueueNotFoundReason
@@ -130,12 +131,19 @@ func findings(in whyInput, queueName string) []finding {
 		queue = queue[:len(queue)-1]
 	}
 	out = append(out, queue...)
-	out = append(out, podGroupFindings(in, queueName)...)
+	if in.podGroup != nil || !stalled {
+		// A stalled job gets no PodGroup until it is fixed: its absence is no news then.
+		out = append(out, podGroupFindings(in, queueName)...)
+	}
 	out = append(out, dependsOnFindings(job, in.pods, pods)...)
 	out = append(out, gangFindings(in, pods)...)
 	out = append(out, scheduledFindings(in.pods, in.events)...)
 	out = append(out, problems...)
-	out = append(out, warningEvents(in.events, job.UID, in.now)...)
+	for _, f := range warningEvents(in.events, job.UID, in.now) {
+		if !saidAlready(out, f.said) {
+			out = append(out, f.finding)
+		}
+	}
 	if len(out) == 0 {
 		out = append(out, finding{what: "nothing recorded explains it yet: the controllers and the scheduler have not written a reason",
 			next: "check again in a few seconds; vcctl job view " + ref + " shows the job's conditions and events"})
@@ -520,9 +528,25 @@ func prefixed(prefix, s string) string {
 	return prefix + s
 }
 
+// saidAlready reports whether a finding already says message (an event repeating a condition).
+func saidAlready(out []finding, message string) bool {
+	for _, f := range out {
+		if strings.Contains(f.what, message) {
+			return true
+		}
+	}
+	return false
+}
+
+// eventFinding is a finding from an event, with the event's message on one line.
+type eventFinding struct {
+	finding
+	said string
+}
+
 // warningEvents are the job's own Warning events (the controller's: failed creates, policy
 // errors), the latest per reason, newest first, at most 3.
-func warningEvents(events []corev1.Event, job types.UID, now time.Time) []finding {
+func warningEvents(events []corev1.Event, job types.UID, now time.Time) []eventFinding {
 	latest := map[string]*corev1.Event{}
 	for i := range events {
 		e := &events[i]
@@ -538,12 +562,13 @@ func warningEvents(events []corev1.Event, job types.UID, now time.Time) []findin
 		list = append(list, e)
 	}
 	sort.Slice(list, func(i, j int) bool { return eventTime(list[j]).Before(eventTime(list[i])) })
-	var out []finding
+	var out []eventFinding
 	for i, e := range list {
 		if i == 3 {
 			break
 		}
-		out = append(out, finding{what: fmt.Sprintf("the job's event %s (%s ago): %s", e.Reason, age(now, eventTime(e)), oneLine(e.Message))})
+		msg := oneLine(e.Message)
+		out = append(out, eventFinding{finding{what: fmt.Sprintf("the job's event %s (%s ago): %s", e.Reason, age(now, eventTime(e)), msg)}, msg})
 	}
 	return out
 }

@@ -90,6 +90,8 @@ var _ = Describe("vcctl job why", Label("vcctl"), func() {
 				"  next: open the queue (vcctl queue operate -n "+queue+" -a open), or submit the job to an open queue",
 				HavePrefix("- queue "+queue+": weight 1, deserved <none>, allocated <none>, capability unlimited"),
 			))
+			g.Expect(lines).NotTo(ContainElement(HavePrefix("- the job has no PodGroup yet")),
+				"a job stalled on its queue gets no PodGroup until the queue opens")
 		}, framework.Timeout, 500*time.Millisecond).Should(Succeed())
 	})
 

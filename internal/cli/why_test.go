@@ -152,6 +152,24 @@ func TestExplainJob(t *testing.T) {
 			},
 		},
 		{
+			name: "stalled before its PodGroup is made: no word about the PodGroup, and the event repeating the condition left out",
+			in: whyInput{
+				job: whyJob(batchv1alpha1.Pending, func(j *batchv1alpha1.Job) {
+					j.Status.Conditions = []metav1.Condition{{Type: batchv1alpha1.StalledCondition, Status: metav1.ConditionTrue,
+						Reason: batchv1alpha1.QueueNotOpenReason, Message: "spec.queue: queue gpu is Closed"}}
+				}),
+				queue: whyQueue(schedulingv1beta1.QueueStateClosed),
+				events: []corev1.Event{{InvolvedObject: corev1.ObjectReference{UID: "job-uid"}, Type: corev1.EventTypeWarning,
+					Reason: batchv1alpha1.QueueNotOpenReason, Message: "spec.queue: queue gpu is Closed", LastTimestamp: metav1.NewTime(now)}},
+			},
+			want: []string{
+				"job team-a/train is Pending (queue gpu)",
+				"- the job is stalled (QueueNotOpen): spec.queue: queue gpu is Closed",
+				"  next: open the queue (vcctl queue operate -n gpu -a open), or submit the job to an open queue",
+				queueShare,
+			},
+		},
+		{
 			name: "queue closed after admission: pods wait for the queue",
 			in: whyInput{
 				job:      whyJob(batchv1alpha1.Pending, nil),
