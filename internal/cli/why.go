@@ -49,6 +49,9 @@ type whyInput struct {
 	events []corev1.Event
 	// now is the time ages and the SLA deadline are measured from.
 	now time.Time
+	// name is how the user runs vcctl ("kubectl vc" as a plugin); the commands suggested next
+	// use it. Empty means vcctl.
+	name string
 }
 
 // finding is one thing that explains the job's state, and what to do about it ("" when
@@ -75,7 +78,11 @@ func explainJob(in whyInput) []string {
 	for _, f := range findings(in, queueName) {
 		lines = append(lines, "- "+f.what)
 		if f.next != "" {
-			lines = append(lines, "  next: "+f.next)
+			next := f.next
+			if in.name != "" && in.name != "vcctl" {
+				next = strings.ReplaceAll(next, "vcctl ", in.name+" ")
+			}
+			lines = append(lines, "  next: "+next)
 		}
 	}
 	return lines

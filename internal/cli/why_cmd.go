@@ -88,7 +88,7 @@ func (e *env) gatherWhy(ctx context.Context, c client.Client, r *jobRef) (whyInp
 	if err != nil {
 		return whyInput{}, err
 	}
-	in := whyInput{job: job, now: e.Clock.Now()}
+	in := whyInput{job: job, now: e.Clock.Now(), name: e.Name}
 	warn := func(what string, err error) {
 		fmt.Fprintf(e.ErrOut, "warning: %v\n", apiError(what, err, ""))
 	}

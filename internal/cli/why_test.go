@@ -348,6 +348,15 @@ func TestExplainJob(t *testing.T) {
 			},
 		},
 		{
+			name: "run as kubectl vc, the commands suggested are kubectl vc's",
+			in:   whyInput{job: whyJob(batchv1alpha1.Aborted, nil), queue: whyQueue(schedulingv1beta1.QueueStateOpen), name: "kubectl vc"},
+			want: []string{
+				"job team-a/train is Aborted (queue gpu)",
+				"- the job was aborted (an AbortJob Command)",
+				"  next: kubectl vc job resume -N train -n team-a",
+			},
+		},
+		{
 			name: "no queue and no PodGroup yet",
 			in:   whyInput{job: whyJob("", nil)},
 			want: []string{
