@@ -539,6 +539,25 @@ var _ = Describe("Job controller and bad input", Label("controller:job"), func()
 		}, framework.LongTimeout, framework.Interval).Should(Succeed())
 	})
 
+	It("runs a job whose plugin argument Volcano ignores (ssh --no-root), and says it is ignored", func(ctx SpecContext) {
+		job := wrappers.MakeJob("noroot", ns).Scheduler(testScheduler).Plugin("ssh", "--no-root").Task("worker", 2).Obj()
+		Expect(fw.Client.Create(ctx, job)).To(Succeed())
+		Eventually(func(g Gomega) {
+			g.Expect(jobPods(ctx, g, job)).To(HaveLen(2))
+			g.Expect(condition(getJob(ctx, g, job), batchv1alpha1.StalledCondition)).To(BeNil())
+			events := &corev1.EventList{}
+			g.Expect(fw.Client.List(ctx, events, client.InNamespace(ns))).To(Succeed())
+			var notes []string
+			for _, e := range events.Items {
+				if e.InvolvedObject.Name == job.Name && e.Type == corev1.EventTypeWarning {
+					notes = append(notes, e.Reason+": "+e.Message)
+				}
+			}
+			g.Expect(notes).To(ContainElement(And(HavePrefix("PluginArgumentIgnored: spec.plugins.ssh: argument \"--no-root\""),
+				ContainSubstring("ignored, as Volcano ignores them"))))
+		}, framework.Timeout, framework.Interval).Should(Succeed())
+	})
+
 	It("stalls a job whose pod template the API server rejects, saying why", func(ctx SpecContext) {
 		job := wrappers.MakeJob("template", ns).Scheduler(testScheduler).Task("worker", 3).Obj()
 		job.Spec.Tasks[0].Template.Spec.Containers[0].Name = "Bad_Name"

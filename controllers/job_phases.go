@@ -194,13 +194,23 @@ func (rc *jobRun) validate() {
 		}
 		rc.extra = extra
 	}
-	plugins, err := jobplugins.ForJob(job)
+	plugins, warnings, err := jobplugins.ForJob(job)
+	if job.Status.ObservedGeneration != job.Generation {
+		// Arguments ignored as Volcano ignores them: said once for each generation of the spec.
+		for _, w := range warnings {
+			rc.event(corev1.EventTypeWarning, pluginArgumentIgnoredReason, w)
+		}
+	}
 	if err != nil {
 		rc.stall(batchv1alpha1.PluginErrorReason, "%v", err)
 		return
 	}
 	rc.plugins = plugins
 }
+
+// pluginArgumentIgnoredReason is the reason of the event about a plugin argument that is not
+// one of the plugin's flags, ignored as Volcano ignores it.
+const pluginArgumentIgnoredReason = "PluginArgumentIgnored"
 
 // gather reads the job's pods and PodGroup, and checks what the job waits on: its queue (before
 // it is admitted) and the claims it names.

@@ -115,6 +115,11 @@ type Error struct {
 	Argument string
 	// Message says what is wrong and how to fix it.
 	Message string
+
+	// unknown is set when the argument is not one of the plugin's flags; at is its index in the
+	// arguments.
+	unknown bool
+	at      int
 }
 
 // Error returns the message with the plugin and the argument.
@@ -151,26 +156,40 @@ func EffectivePlugins(spec map[string][]string) map[string][]string {
 	return jobspec.WithImpliedPlugins(spec)
 }
 
-// New builds the named plugin for a job with its arguments.
-func New(name string, args []string, job *batchv1alpha1.Job) (Plugin, error) {
+// New builds the named plugin for a job with its arguments. As Volcano's plugins do, an
+// argument that is not one of the plugin's flags ends the arguments: it and those after it are
+// ignored (Volcano logs the parse error and runs the plugin with the flags before it), and each
+// ignored argument is returned as a warning that names it and the plugin's flags, for the job's
+// events. A bad value of a known flag is an error.
+func New(name string, args []string, job *batchv1alpha1.Job) (Plugin, []string, error) {
 	build, ok := builders[name]
 	if !ok {
-		return nil, &Error{Plugin: name, Message: fmt.Sprintf(
+		return nil, nil, &Error{Plugin: name, Message: fmt.Sprintf(
 			"unknown plugin; the known plugins are %s: remove it or correct its name", strings.Join(Known(), ", "))}
 	}
-	return build(job, args)
+	p, err := build(job, args)
+	var e *Error
+	if !errors.As(err, &e) || !e.unknown {
+		return p, nil, err
+	}
+	warning := fmt.Sprintf("spec.plugins.%s: argument %q %s; it and the arguments after it (%d in all) are ignored, as Volcano ignores them",
+		name, e.Argument, e.Message, len(args)-e.at)
+	p, err = build(job, args[:e.at])
+	return p, []string{warning}, err
 }
 
 // ForJob builds every plugin that runs for a job (EffectivePlugins of spec.plugins), sorted by
-// name so that pods are changed in the same order every time. The error joins the errors of
-// all plugins that cannot be built.
-func ForJob(job *batchv1alpha1.Job) ([]Plugin, error) {
+// name so that pods are changed in the same order every time, with the warnings of New. The
+// error joins the errors of all plugins that cannot be built.
+func ForJob(job *batchv1alpha1.Job) ([]Plugin, []string, error) {
 	effective := EffectivePlugins(job.Spec.Plugins)
 	names := slices.Sorted(maps.Keys(effective))
 	plugins := make([]Plugin, 0, len(names))
 	var errs []error
+	var warnings []string
 	for _, name := range names {
-		p, err := New(name, effective[name], job)
+		p, w, err := New(name, effective[name], job)
+		warnings = append(warnings, w...)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -178,9 +197,9 @@ func ForJob(job *batchv1alpha1.Job) ([]Plugin, error) {
 		plugins = append(plugins, p)
 	}
 	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+		return nil, warnings, errors.Join(errs...)
 	}
-	return plugins, nil
+	return plugins, warnings, nil
 }
 
 // DesiredObjects returns the objects all the given plugins want for a job.
@@ -215,7 +234,11 @@ func newFlags(plugin string, args []string) *flags {
 // parse parses the arguments; an error names the argument at fault.
 func (f *flags) parse() error {
 	if err := f.set.Parse(f.args); err != nil {
-		return &Error{Plugin: f.plugin, Argument: f.failedArg(err), Message: f.describe(err)}
+		e := &Error{Plugin: f.plugin, Argument: f.failedArg(err), Message: f.describe(err)}
+		if strings.HasPrefix(err.Error(), "flag provided but not defined") {
+			e.unknown, e.at = true, len(f.args)-len(f.set.Args())-1
+		}
+		return e
 	}
 	if rest := f.set.Args(); len(rest) > 0 {
 		return &Error{Plugin: f.plugin, Argument: redact(rest[0]), Message: "is not a flag: write arguments as --name=value"}

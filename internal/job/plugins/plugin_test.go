@@ -23,6 +23,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -82,7 +83,7 @@ func wantOwner() []metav1.OwnerReference {
 
 func mustNew(t *testing.T, name string, args []string, job *batchv1alpha1.Job) Plugin {
 	t.Helper()
-	p, err := New(name, args, job)
+	p, _, err := New(name, args, job)
 	if err != nil {
 		t.Fatalf("New(%s, %q): %v", name, args, err)
 	}
@@ -155,12 +156,6 @@ func TestNewErrors(t *testing.T) {
 			name:   "unknown plugin",
 			plugin: "ray",
 			want:   &Error{Plugin: "ray", Message: "unknown plugin; the known plugins are env, mpi, pytorch, ssh, svc, tensorflow: remove it or correct its name"},
-		},
-		{
-			name:   "env takes no arguments",
-			plugin: "env",
-			args:   []string{"--index=1"},
-			want:   &Error{Plugin: "env", Argument: "--index=1", Message: "flag provided but not defined: -index; this plugin takes no arguments"},
 		},
 		{
 			name:   "svc bad bool",
@@ -239,15 +234,59 @@ func TestNewErrors(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := New(tc.plugin, tc.args, job)
+			_, _, err := New(tc.plugin, tc.args, job)
 			var got *Error
 			if !errors.As(err, &got) {
 				t.Fatalf("New(%s, %q) = %v, want *Error", tc.plugin, tc.args, err)
 			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
+			if diff := cmp.Diff(tc.want, got, cmpopts.IgnoreUnexported(Error{})); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+func TestNewIgnoresArgumentsVolcanoIgnores(t *testing.T) {
+	job := testJob(task("master", 1), task("worker", 2))
+	cases := []struct {
+		name     string
+		plugin   string
+		args     []string
+		want     string
+		warnings []string
+	}{
+		{
+			name: "ssh --no-root, as Volcano's e2e passes it", plugin: "ssh", args: []string{"--no-root"}, want: "ssh",
+			warnings: []string{`spec.plugins.ssh: argument "--no-root" flag provided but not defined: -no-root; the plugin's arguments are ` +
+				`--ssh-key-file-path, --ssh-port, --ssh-private-key, --ssh-public-key; it and the arguments after it (1 in all) are ignored, as Volcano ignores them`},
+		},
+		{
+			name: "env takes no arguments", plugin: "env", args: []string{"--index=1", "--x"}, want: "env",
+			warnings: []string{`spec.plugins.env: argument "--index=1" flag provided but not defined: -index; this plugin takes no arguments; ` +
+				`it and the arguments after it (2 in all) are ignored, as Volcano ignores them`},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p, warnings, err := New(tc.plugin, tc.args, job)
+			if err != nil {
+				t.Fatalf("New = %v", err)
+			}
+			if p.Name() != tc.want {
+				t.Errorf("plugin %s, want %s", p.Name(), tc.want)
+			}
+			if diff := cmp.Diff(tc.warnings, warnings); diff != "" {
+				t.Errorf("warnings (-want +got):\n%s", diff)
+			}
+		})
+	}
+	// The flags before the unknown one take effect; a bad value of a known flag is still an error.
+	p, _, err := New(SSHPluginName, []string{"--ssh-port=2222", "--no-root"}, job)
+	if err != nil || p.(*sshPlugin).port != 2222 {
+		t.Errorf("New(ssh --ssh-port=2222 --no-root) = %+v, %v; want port 2222", p, err)
+	}
+	if _, _, err := New(SSHPluginName, []string{"--no-root", "--ssh-port=0"}, job); err != nil {
+		t.Errorf("an argument after an ignored one is ignored too, got %v", err)
 	}
 }
 
@@ -280,16 +319,16 @@ func TestForJob(t *testing.T) {
 		{name: "sorted with implied", plugins: map[string][]string{"mpi": nil, "env": nil}, wantNames: []string{"env", "mpi", "ssh", "svc"}},
 		{
 			name:    "errors of all plugins",
-			plugins: map[string][]string{"ray": nil, "svc": {"--nope"}, "env": nil},
+			plugins: map[string][]string{"ray": nil, "svc": {"--disable-network-policy=maybe"}, "env": nil},
 			wantErr: "spec.plugins.ray: unknown plugin; the known plugins are env, mpi, pytorch, ssh, svc, tensorflow: remove it or correct its name\n" +
-				`spec.plugins.svc: argument "--nope": flag provided but not defined: -nope; the plugin's arguments are --disable-network-policy, --inject-hosts-env, --publish-not-ready-addresses`,
+				`spec.plugins.svc: argument "--disable-network-policy=maybe": invalid boolean value "maybe" for -disable-network-policy: parse error; the plugin's arguments are --disable-network-policy, --inject-hosts-env, --publish-not-ready-addresses`,
 		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			job := testJob(task("master", 1), task("worker", 2))
 			job.Spec.Plugins = tc.plugins
-			plugins, err := ForJob(job)
+			plugins, _, err := ForJob(job)
 			gotErr := ""
 			if err != nil {
 				gotErr = err.Error()
@@ -315,7 +354,7 @@ func TestForJob(t *testing.T) {
 func TestOnPodCreateTwice(t *testing.T) {
 	job := testJob(task("master", 1), task("worker", 2))
 	job.Spec.Plugins = map[string][]string{"env": nil, "mpi": nil, "pytorch": {"--wait-master-enabled"}, "tensorflow": nil}
-	plugins, err := ForJob(job)
+	plugins, _, err := ForJob(job)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -339,7 +378,7 @@ func TestOnPodCreateTwice(t *testing.T) {
 func TestDesiredObjects(t *testing.T) {
 	job := testJob(task("master", 1), task("worker", 2))
 	job.Spec.Plugins = map[string][]string{"mpi": nil, "svc": {"--disable-network-policy"}}
-	plugins, err := ForJob(job)
+	plugins, _, err := ForJob(job)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -381,16 +420,20 @@ func TestErrorsDoNotRepeatLongValues(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := New(SSHPluginName, tc.args, job)
+			// A misspelt flag is a warning (ignored, as in Volcano), anything else an error.
+			_, warnings, err := New(SSHPluginName, tc.args, job)
+			text := strings.Join(warnings, "\n")
 			var got *Error
-			if !errors.As(err, &got) {
-				t.Fatalf("error %v is not an *Error", err)
+			if errors.As(err, &got) {
+				text = err.Error()
+				if diff := cmp.Diff(tc.want, got.Argument); diff != "" {
+					t.Errorf("(-want +got):\n%s", diff)
+				}
+			} else if !strings.Contains(text, strconv.Quote(tc.want)) {
+				t.Errorf("warnings %q do not name the argument as %q", warnings, tc.want)
 			}
-			if diff := cmp.Diff(tc.want, got.Argument); diff != "" {
-				t.Errorf("(-want +got):\n%s", diff)
-			}
-			if strings.Contains(err.Error(), strings.Repeat("A", 100)) {
-				t.Errorf("error repeats the key: %v", err)
+			if strings.Contains(text, strings.Repeat("A", 100)) {
+				t.Errorf("the message repeats the key: %s", text)
 			}
 		})
 	}

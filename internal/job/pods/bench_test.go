@@ -28,7 +28,7 @@ func BenchmarkBuildPods(b *testing.B) {
 	job := makeJob("big").Task(makeTask("worker", 1000, ctr("main", rl("cpu", "1", "memory", "1Gi"), nil))).Obj()
 	job.Spec.Plugins = map[string][]string{"env": nil, "svc": nil}
 	for b.Loop() {
-		plugins, err := jobplugins.ForJob(job)
+		plugins, _, err := jobplugins.ForJob(job)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -46,7 +46,7 @@ func BenchmarkBuildPods(b *testing.B) {
 func BenchmarkBuildPodTensorflow(b *testing.B) {
 	job := makeJob("tf").Task(makeTask("ps", 2)).Task(makeTask("worker", 1000)).Obj()
 	job.Spec.Plugins = map[string][]string{"tensorflow": nil}
-	plugins, err := jobplugins.ForJob(job)
+	plugins, _, err := jobplugins.ForJob(job)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -309,7 +309,7 @@ func TestBuildPodErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			job := tc.job()
 			job.Spec.Plugins = tc.plugins
-			plugins, err := jobplugins.ForJob(job)
+			plugins, _, err := jobplugins.ForJob(job)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -332,7 +332,7 @@ func TestBuildPodErrors(t *testing.T) {
 func TestBuildPodAppliesPluginsInOrder(t *testing.T) {
 	job := makeJob("train").Task(makeTask("ps", 1)).Task(makeTask("worker", 2)).Obj()
 	job.Spec.Plugins = map[string][]string{"env": nil, "tensorflow": {"--port=3333"}}
-	plugins, err := jobplugins.ForJob(job)
+	plugins, _, err := jobplugins.ForJob(job)
 	if err != nil {
 		t.Fatal(err)
 	}
