@@ -539,6 +539,16 @@ var _ = Describe("Job controller and bad input", Label("controller:job"), func()
 		}, framework.LongTimeout, framework.Interval).Should(Succeed())
 	})
 
+	It("completes a job whose tasks have no replicas, as Volcano does", func(ctx SpecContext) {
+		job := wrappers.MakeJob("empty", ns).Scheduler(testScheduler).Task("worker", 0).Obj()
+		Expect(fw.Client.Create(ctx, job)).To(Succeed())
+		Eventually(func(g Gomega) {
+			cur := getJob(ctx, g, job)
+			g.Expect(cur.Status.State.Phase).To(Equal(batchv1alpha1.Completed))
+			g.Expect(cur.Status.Health).To(Equal(batchv1alpha1.HealthSucceeded))
+		}, framework.Timeout, framework.Interval).Should(Succeed())
+	})
+
 	It("runs a job whose plugin argument Volcano ignores (ssh --no-root), and says it is ignored", func(ctx SpecContext) {
 		job := wrappers.MakeJob("noroot", ns).Scheduler(testScheduler).Plugin("ssh", "--no-root").Task("worker", 2).Obj()
 		Expect(fw.Client.Create(ctx, job)).To(Succeed())

@@ -111,7 +111,8 @@ func runningStatus(m *machine) (batchv1alpha1.JobPhase, string, string) {
 	total := totalReplicas(spec)
 	switch {
 	case total == 0:
-		return stay(m)
+		// No task has a replica: nothing is left to run, and Volcano completes such a job.
+		return batchv1alpha1.Completed, batchv1alpha1.JobCompletedReason, "the job has no pods to run: every task has replicas 0"
 	case spec.MinSuccess != nil && c.succeeded >= *spec.MinSuccess:
 		return batchv1alpha1.Completed, batchv1alpha1.JobCompletedReason,
 			fmt.Sprintf("%d pods succeeded; minSuccess is %d", c.succeeded, *spec.MinSuccess)
