@@ -137,31 +137,3 @@ func suspendOwners(cj metav1.Object) []specOwner {
 	}
 	return append(gitOpsOwners(cj, field), fieldManagers(applied, []string{"spec", "suspend"}, field)...)
 }
-
-// ownedSuspendError is the error of `vcctl cronjob suspend|resume` on a CronJob whose
-// spec.suspend others keep: it names them, says where to change it, and how to change it here
-// anyway.
-func ownedSuspendError(cronJob string, owners []specOwner) error {
-	who := make([]string, len(owners))
-	fixes := make([]string, 0, len(owners))
-	for i, o := range owners {
-		who[i] = o.Who
-		if !slices.Contains(fixes, o.Fix) {
-			fixes = append(fixes, o.Fix)
-		}
-	}
-	return fmt.Errorf("cronjob %s: spec.suspend is kept by %s, which would set it back: %s. "+
-		"To change it here anyway, until the next sync reverts it, pass --force",
-		cronJob, strings.Join(who, " and "), strings.Join(fixes, "; or "))
-}
-
-// forcedSuspendWarning is what `vcctl cronjob suspend|resume --force` prints when it took
-// spec.suspend from others.
-func forcedSuspendWarning(cronJob string, owners []specOwner) string {
-	who := make([]string, len(owners))
-	for i, o := range owners {
-		who[i] = o.Who
-	}
-	return fmt.Sprintf("warning: cronjob %s: spec.suspend was kept by %s; vcctl took it with server-side apply as field "+
-		"manager %s, and Git will revert it at the next sync: %s\n", cronJob, strings.Join(who, " and "), FieldManager, owners[0].Fix)
-}

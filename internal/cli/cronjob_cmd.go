@@ -187,7 +187,7 @@ func (e *env) setCronJobSuspend(ctx context.Context, c client.Client, r *cronJob
 	key := r.namespace + "/" + r.name
 	owners := suspendOwners(cj)
 	if len(owners) > 0 && !force {
-		return ownedSuspendError(key, owners)
+		return ownedFieldError("cronjob "+key, "spec.suspend", owners)
 	}
 	apply := &unstructured.Unstructured{}
 	apply.SetAPIVersion(batchv1alpha1.GroupVersion.String())
@@ -210,7 +210,7 @@ func (e *env) setCronJobSuspend(ctx context.Context, c client.Client, r *cronJob
 		return apiError(verb+" cronjob "+key, err, "cronjob "+key+" not found")
 	}
 	if len(owners) > 0 {
-		if _, err := io.WriteString(e.ErrOut, forcedSuspendWarning(key, owners)); err != nil {
+		if _, err := io.WriteString(e.ErrOut, forcedFieldWarning("cronjob "+key, "spec.suspend", owners)); err != nil {
 			return err
 		}
 	}

@@ -143,10 +143,10 @@ func weightOwners(queue metav1.Object) []specOwner {
 	return append(gitOpsOwners(queue, field), fieldManagers(queue, []string{"spec", "weight"}, field)...)
 }
 
-// ownedWeightError is the error of `vcctl queue operate -a update` on a queue whose weight
-// others keep: it names them, says how to change the weight where they take it from, and how
+// ownedFieldError is the error of a vcctl command that would change field of an object (what,
+// e.g. "queue team-a") that others keep: it names them, says where to change the field, and how
 // to change it here anyway.
-func ownedWeightError(queue string, owners []specOwner) error {
+func ownedFieldError(what, field string, owners []specOwner) error {
 	who := make([]string, len(owners))
 	fixes := make([]string, 0, len(owners))
 	for i, o := range owners {
@@ -155,18 +155,18 @@ func ownedWeightError(queue string, owners []specOwner) error {
 			fixes = append(fixes, o.Fix)
 		}
 	}
-	return fmt.Errorf("queue %s: spec.weight is kept by %s, which would set it back: %s. "+
+	return fmt.Errorf("%s: %s is kept by %s, which would set it back: %s. "+
 		"To change it here anyway, until the next sync reverts it, pass --force",
-		queue, strings.Join(who, " and "), strings.Join(fixes, "; or "))
+		what, field, strings.Join(who, " and "), strings.Join(fixes, "; or "))
 }
 
-// forcedWeightWarning is what `vcctl queue operate -a update --force` prints when it took
-// spec.weight from others.
-func forcedWeightWarning(queue string, owners []specOwner) string {
+// forcedFieldWarning is what a vcctl command run with --force prints when it took field of an
+// object (what) from others.
+func forcedFieldWarning(what, field string, owners []specOwner) string {
 	who := make([]string, len(owners))
 	for i, o := range owners {
 		who[i] = o.Who
 	}
-	return fmt.Sprintf("warning: queue %s: spec.weight was kept by %s; vcctl took it with server-side apply as field "+
-		"manager %s, and Git will revert it at the next sync: %s\n", queue, strings.Join(who, " and "), FieldManager, owners[0].Fix)
+	return fmt.Sprintf("warning: %s: %s was kept by %s; vcctl took it with server-side apply as field "+
+		"manager %s, and Git will revert it at the next sync: %s\n", what, field, strings.Join(who, " and "), FieldManager, owners[0].Fix)
 }

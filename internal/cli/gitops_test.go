@@ -127,7 +127,7 @@ func TestOwnedWeightMessages(t *testing.T) {
 	}{
 		{
 			name: "refusal",
-			got:  ownedWeightError("team-a", owners).Error(),
+			got:  ownedFieldError("queue team-a", "spec.weight", owners).Error(),
 			want: "queue team-a: spec.weight is kept by Flux Kustomization flux-system/infra (label kustomize.toolkit.fluxcd.io/name=infra) " +
 				"and field manager kustomize-controller (server-side apply), which would set it back: " +
 				"change spec.weight in the Git source of Flux Kustomization flux-system/infra; Flux applies it at its next reconcile; " +
@@ -136,7 +136,7 @@ func TestOwnedWeightMessages(t *testing.T) {
 		},
 		{
 			name: "warning",
-			got:  forcedWeightWarning("team-a", owners[1:]),
+			got:  forcedFieldWarning("queue team-a", "spec.weight", owners[1:]),
 			want: "warning: queue team-a: spec.weight was kept by field manager kustomize-controller (server-side apply); " +
 				"vcctl took it with server-side apply as field manager vcctl, and Git will revert it at the next sync: " +
 				"change spec.weight where kustomize-controller takes it from (for a GitOps tool, in Git)\n",

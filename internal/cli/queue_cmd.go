@@ -207,7 +207,7 @@ func (e *env) updateQueueWeight(ctx context.Context, c client.Client, name strin
 	}
 	owners := weightOwners(queue)
 	if len(owners) > 0 && !force {
-		return ownedWeightError(name, owners)
+		return ownedFieldError("queue "+name, "spec.weight", owners)
 	}
 	apply := &unstructured.Unstructured{}
 	apply.SetAPIVersion(schedulingv1beta1.GroupVersion.String())
@@ -229,7 +229,7 @@ func (e *env) updateQueueWeight(ctx context.Context, c client.Client, name strin
 		return apiError("updating the weight of queue "+name, err, queueNotFound(name))
 	}
 	if len(owners) > 0 {
-		if _, err := io.WriteString(e.ErrOut, forcedWeightWarning(name, owners)); err != nil {
+		if _, err := io.WriteString(e.ErrOut, forcedFieldWarning("queue "+name, "spec.weight", owners)); err != nil {
 			return err
 		}
 	}
