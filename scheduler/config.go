@@ -19,6 +19,7 @@ package scheduler
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -31,6 +32,7 @@ import (
 
 	"github.com/caldera-sh/caldera/scheduler/conf"
 	"github.com/caldera-sh/caldera/scheduler/framework"
+	"github.com/caldera-sh/caldera/scheduler/metrics"
 )
 
 // configSource follows the configuration: it applies each new text that parses and checks, and
@@ -64,6 +66,16 @@ func (c *configSource) apply(data []byte, source string, regarding runtime.Objec
 	}
 	c.s.config.Store(cfg)
 	c.s.log.Info("scheduler configuration loaded", "source", source, "actions", cfg.Source.Actions)
+	unknown := make([]string, 0, len(cfg.Unknown))
+	for _, u := range cfg.Unknown {
+		unknown = append(unknown, u.Name)
+		msg := fmt.Sprintf("scheduler configuration from %s: %s", source, u)
+		c.s.log.Error(errors.New(msg), "scheduler plugin not implemented", "plugin", u.Name, "source", source)
+		if regarding != nil {
+			c.s.recorder.Eventf(regarding, nil, corev1.EventTypeWarning, "UnknownSchedulerPlugin", "LoadConfiguration", "%s", msg)
+		}
+	}
+	metrics.SetUnknownPlugins(unknown)
 	if regarding != nil {
 		c.s.recorder.Eventf(regarding, nil, corev1.EventTypeNormal, "SchedulerConfigurationLoaded", "LoadConfiguration",
 			"scheduler configuration from %s loaded: actions %q", source, cfg.Source.Actions)

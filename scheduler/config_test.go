@@ -104,3 +104,44 @@ func TestOptionsDefaultsAndErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestUnknownPluginsAreLeftOutAndReported(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "scheduler.conf")
+	// Volcano's gang-eviction configuration names plugins Caldera does not implement.
+	text := "actions: \"enqueue, allocate\"\ntiers:\n- plugins:\n  - name: gang\n  - name: network-topology-aware\n- plugins:\n  - name: capacity\n  - name: predicates\n"
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := newOffline(t, cache.New([]string{"volcano"}, schedulingv1beta1.DefaultQueue))
+	rec := events.NewFakeRecorder(10)
+	s.recorder = rec
+	s.opts.ConfigEventObject = &corev1.ObjectReference{Kind: "Pod", Namespace: "caldera-system", Name: "manager"}
+	s.configs = &configSource{s: s}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s.configs.watchFile(ctx, path)
+
+	cfg := s.config.Load()
+	var kept []string
+	for _, tier := range cfg.Tiers {
+		for _, p := range tier.Plugins {
+			kept = append(kept, p.Name)
+		}
+	}
+	if diff := cmp.Diff([]string{"gang", "predicates"}, kept); diff != "" {
+		t.Errorf("plugins in force (-want +got):\n%s", diff)
+	}
+	var warnings []string
+	for len(rec.Events) > 0 {
+		if e := <-rec.Events; strings.Contains(e, "UnknownSchedulerPlugin") {
+			warnings = append(warnings, e)
+		}
+	}
+	want := []string{
+		`Warning UnknownSchedulerPlugin scheduler configuration from file ` + path + `: tiers[0].plugins[1].name: plugin "network-topology-aware" is not implemented by Caldera and is left out; the configuration's other plugins run without it`,
+		`Warning UnknownSchedulerPlugin scheduler configuration from file ` + path + `: tiers[1].plugins[0].name: plugin "capacity" is not implemented by Caldera and is left out; the configuration's other plugins run without it`,
+	}
+	if diff := cmp.Diff(want, warnings); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+}

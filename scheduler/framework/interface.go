@@ -93,6 +93,9 @@ type Config struct {
 	Actions []Action
 	// Tiers are the plugin options, tier by tier.
 	Tiers []conf.Tier
+	// Unknown are the plugins the configuration names that the scheduler does not implement,
+	// left out of Tiers; whoever loads the configuration reports them.
+	Unknown []UnknownPlugin
 
 	builders map[string]PluginBuilder
 }
@@ -112,10 +115,11 @@ func Compile(cfg *conf.SchedulerConfiguration, reg Registry) (*Config, error) {
 	if cfg == nil {
 		return nil, errors.New("no configuration given")
 	}
+	cfg, unknown := withoutUnknownPlugins(cfg, reg)
 	if err := conf.Validate(cfg, reg.Known()); err != nil {
 		return nil, err
 	}
-	out := &Config{Source: cfg, Tiers: cfg.Tiers, builders: reg.Plugins}
+	out := &Config{Source: cfg, Tiers: cfg.Tiers, builders: reg.Plugins, Unknown: unknown}
 	for _, name := range cfg.ActionNames() {
 		a, ok := reg.Actions[name]
 		if !ok {
@@ -124,6 +128,40 @@ func Compile(cfg *conf.SchedulerConfiguration, reg Registry) (*Config, error) {
 		out.Actions = append(out.Actions, a)
 	}
 	return out, nil
+}
+
+// UnknownPlugin is a plugin a configuration names that the registry does not know.
+type UnknownPlugin struct {
+	// Path is where the configuration names it, e.g. tiers[1].plugins[3].name.
+	Path string
+	// Name is the plugin's name.
+	Name string
+}
+
+// String says what was left out and what runs instead.
+func (u UnknownPlugin) String() string {
+	return fmt.Sprintf("%s: plugin %q is not implemented by Caldera and is left out; the configuration's other plugins run without it", u.Path, u.Name)
+}
+
+// withoutUnknownPlugins returns cfg without the plugins reg does not know, as Volcano's
+// configurations often name plugins Caldera does not implement (capacity, deviceshare,
+// network-topology-aware, ...): the others run, and the left-out ones are reported.
+func withoutUnknownPlugins(cfg *conf.SchedulerConfiguration, reg Registry) (*conf.SchedulerConfiguration, []UnknownPlugin) {
+	var unknown []UnknownPlugin
+	out := *cfg
+	out.Tiers = make([]conf.Tier, 0, len(cfg.Tiers))
+	for i, tier := range cfg.Tiers {
+		kept := conf.Tier{Plugins: make([]conf.PluginOption, 0, len(tier.Plugins))}
+		for j, p := range tier.Plugins {
+			if _, ok := reg.Plugins[p.Name]; !ok && p.Name != "" {
+				unknown = append(unknown, UnknownPlugin{Path: fmt.Sprintf("tiers[%d].plugins[%d].name", i, j), Name: p.Name})
+				continue
+			}
+			kept.Plugins = append(kept.Plugins, p)
+		}
+		out.Tiers = append(out.Tiers, kept)
+	}
+	return &out, unknown
 }
 
 // Load parses, checks and compiles a configuration text.

@@ -72,6 +72,10 @@ type recorder struct {
 	queueShare     *prometheus.GaugeVec
 	queueWeight    *prometheus.GaugeVec
 
+	// unknownPlugins has a series for each plugin the configuration names that the scheduler
+	// does not implement (Caldera only).
+	unknownPlugins *prometheus.GaugeVec
+
 	mu sync.Mutex
 	// unschedulable is the job_id series of volcano_unschedule_task_count in use.
 	unschedulable map[string]struct{}
@@ -169,6 +173,10 @@ func newRecorder() *recorder {
 			Subsystem: Subsystem, Name: "queue_weight",
 			Help: "Weight of one queue.",
 		}, []string{labelQueue}),
+		unknownPlugins: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Namespace: "caldera", Subsystem: "scheduler", Name: "config_unknown_plugins",
+			Help: "1 for each plugin the scheduler configuration names that Caldera does not implement; the others run without it.",
+		}, []string{"plugin"}),
 		unschedulable: map[string]struct{}{},
 		queues:        map[string]map[corev1.ResourceName]struct{}{},
 	}
@@ -177,7 +185,7 @@ func newRecorder() *recorder {
 func (r *recorder) collectors() []prometheus.Collector {
 	cs := []prometheus.Collector{
 		r.e2eLatency, r.jobLatency, r.actionLatency, r.attempts, r.preemptionVictims, r.preemptionAttempts,
-		r.unscheduleTasks, r.unscheduleJobs, r.queueShare, r.queueWeight,
+		r.unscheduleTasks, r.unscheduleJobs, r.queueShare, r.queueWeight, r.unknownPlugins,
 	}
 	cs = append(cs, r.queueAllocated.collectors()...)
 	cs = append(cs, r.queueDeserved.collectors()...)
@@ -189,6 +197,17 @@ var defaultRecorder = newRecorder()
 
 func init() {
 	ctrlmetrics.Registry.MustRegister(defaultRecorder.collectors()...)
+}
+
+// SetUnknownPlugins records the plugins the configuration in force names and the scheduler does
+// not implement, replacing those of the previous configuration.
+func SetUnknownPlugins(names []string) { defaultRecorder.setUnknownPlugins(names) }
+
+func (r *recorder) setUnknownPlugins(names []string) {
+	r.unknownPlugins.Reset()
+	for _, n := range names {
+		r.unknownPlugins.WithLabelValues(n).Set(1)
+	}
 }
 
 // UpdateE2eDuration records the duration of one scheduling cycle.
