@@ -137,6 +137,24 @@ func HasRequiredPodAffinity(pod *corev1.Pod) bool {
 		len(pod.Spec.Affinity.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0)
 }
 
+// HasHostPorts reports whether a pod asks for host ports: whether it fits a node then depends on
+// the node's other pods, not only on its free resources.
+func HasHostPorts(pod *corev1.Pod) bool {
+	if pod == nil {
+		return false
+	}
+	for _, cs := range [][]corev1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
+		for _, c := range cs {
+			for _, p := range c.Ports {
+				if p.HostPort > 0 {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
 func (n *NodeInfo) account(t *NodeTask, sign int32) {
 	if HasRequiredAntiAffinity(t.Pod) && (OccupiesNode(t.Status) || t.Status == Pipelined) {
 		n.AntiAffinityPods += sign

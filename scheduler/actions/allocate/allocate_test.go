@@ -137,6 +137,20 @@ func TestAllocate(t *testing.T) {
 				"ns/tf": "2/3 tasks in gang unschedulable: pod tf-ps-0: 0/1 nodes are available: 1 Insufficient cpu. The pod requests cpu 4.",
 			}},
 		},
+		"a host port is taken once a node: 8 pods of one port on 4 nodes bind 4, one a node": {
+			config: defaultConf,
+			objs: func() []any {
+				objs := objects(queues, st.MakeNode("n1", "8", "16Gi").Obj(), st.MakeNode("n2", "8", "16Gi").Obj(),
+					st.MakeNode("n3", "8", "16Gi").Obj(), st.MakeNode("n4", "8", "16Gi").Obj(),
+					st.MakePodGroup("ns", "web", 1).Phase(schedulingv1beta1.PodGroupInqueue).Obj())
+				for i := 0; i < 8; i++ {
+					objs = append(objs, st.MakePod("ns", fmt.Sprintf("web-%d", i)).Group("web").Req("1", "").HostPort(28080).Obj())
+				}
+				return objs
+			}(),
+			want: result{Binds: map[string]string{"ns/web-0": "n1", "ns/web-1": "n2", "ns/web-2": "n3", "ns/web-3": "n4"},
+				Nominations: map[string]string{}, Messages: map[api.JobID]string{}},
+		},
 		"nvidia.com/gpu requests are honoured": {
 			config: defaultConf,
 			objs: objects(queues, st.MakeNode("gpu", "8", "16Gi").Res("nvidia.com/gpu", "2").Obj(), st.MakeNode("cpu", "8", "16Gi").Obj(),
