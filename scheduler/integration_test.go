@@ -488,12 +488,12 @@ var _ = Describe("Scheduler", func() {
 		startScheduler(scheduler.Options{ConfigMap: &types.NamespacedName{Namespace: ns, Name: cmName}})
 		Eventually(eventsAbout(ns, cmName), framework.Timeout, framework.Interval).Should(ContainElement(ContainSubstring("SchedulerConfigurationLoaded")))
 
-		cm.Data[scheduler.DefaultConfigMapKey] = "actions: \"enqueue, alocate\"\ntiers:\n- plugins:\n  - name: gnag\n"
+		cm.Data[scheduler.DefaultConfigMapKey] = "actions: \"enqueue, alocate\"\ntiers:\n- plugins:\n  - name: gang\n    arguments:\n      nope: 1\n"
 		Expect(k8s.Update(context.Background(), cm)).To(Succeed())
 		Eventually(eventsAbout(ns, cmName), framework.Timeout, framework.Interval).Should(ContainElement(And(
 			ContainSubstring("InvalidSchedulerConfiguration"),
 			ContainSubstring(`unknown action "alocate"`),
-			ContainSubstring(`tiers[0].plugins[0].name: unknown plugin "gnag"`),
+			ContainSubstring(`tiers[0].plugins[0].arguments`),
 		)))
 
 		// The configuration without gang stays in force: a 3-pod gang on room for 2 binds 2 of them.
