@@ -14,9 +14,10 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package gitops holds the end-to-end suite of Caldera under GitOps tools: it runs jobs to each
-// phase on a local control plane (kube-apiserver, etcd, kube-controller-manager, KWOK) and reads
-// the live Jobs, PodGroups and Queues as Argo CD (the Lua health checks of
+// Package gitops holds the end-to-end suite of Caldera under GitOps tools: it runs jobs, flows
+// and CronJobs to each phase on a local control plane (kube-apiserver, etcd,
+// kube-controller-manager, KWOK) and reads the live Jobs, PodGroups, Queues, JobFlows,
+// JobTemplates and CronJobs as Argo CD (the Lua health checks of
 // config/argocd/resource_customizations), kstatus and Flux (the healthCheckExprs of
 // samples/flux/kustomization.yaml) read them, and runs the Argo Workflows of
 // samples/argo-workflows and Volcano's own Argo example through their resource templates.
