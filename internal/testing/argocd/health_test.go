@@ -34,7 +34,10 @@ func repoRoot() string {
 }
 
 // checks are Caldera's health checks, as group/kind.
-var checks = []string{"batch.volcano.sh/Job", "scheduling.volcano.sh/PodGroup", "scheduling.volcano.sh/Queue"}
+var checks = []string{
+	"batch.volcano.sh/Job", "batch.volcano.sh/CronJob", "flow.volcano.sh/JobFlow", "flow.volcano.sh/JobTemplate",
+	"scheduling.volcano.sh/PodGroup", "scheduling.volcano.sh/Queue",
+}
 
 // TestHealthTests runs each check's health_test.yaml as Argo CD's harness does: every case's
 // input must give the status and message the file names.
