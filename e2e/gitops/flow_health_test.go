@@ -137,12 +137,11 @@ func createFlowObjects(ctx context.Context, ns string, add func(kind, name strin
 	return f
 }
 
-// collect waits for each object to reach its phase and records it with add. The failing flow is
-// then deleted under holdFinalizer, to be read Terminating.
-func (f *flowObjects) collect(ctx context.Context, add func(kind, name string, table map[string]verdict, obj client.Object)) {
+// collectRunning records the diamond Running and its JobTemplate a listing the job made from it.
+// The diamond's first job runs for 3s: it is called right after createFlowObjects, to read the
+// flow before that job completes.
+func (f *flowObjects) collectRunning(ctx context.Context, add func(kind, name string, table map[string]verdict, obj client.Object)) {
 	GinkgoHelper()
-	// The diamond's first job runs for 3s: read the flow Running before it completes, and the
-	// template a once the job made from it is listed.
 	add("JobFlow", "running", jobFlowVerdicts, waitForFlow(ctx, f.diamond, func(g Gomega, jf *flowv1alpha1.JobFlow) {
 		g.Expect(jf.Status.State.Phase).To(Equal(flowv1alpha1.Running))
 		g.Expect(jf.Status.CompletedJobs).To(BeEmpty())
@@ -155,7 +154,12 @@ func (f *flowObjects) collect(ctx context.Context, add func(kind, name string, t
 		g.Expect(tmpl.Status.JobDependsOnList).To(Equal([]string{f.diamond.Name + "-a"}))
 	}, framework.LongTimeout, framework.Interval).Should(Succeed())
 	add("JobTemplate", "ready", jobTemplateVerdicts, tmpl)
+}
 
+// collect waits for each other object to reach its phase and records it with add. The failing flow is
+// then deleted under holdFinalizer, to be read Terminating.
+func (f *flowObjects) collect(ctx context.Context, add func(kind, name string, table map[string]verdict, obj client.Object)) {
+	GinkgoHelper()
 	add("JobFlow", "stalled-template", jobFlowVerdicts, waitForFlow(ctx, f.stalled, func(g Gomega, jf *flowv1alpha1.JobFlow) {
 		c := apimeta.FindStatusCondition(jf.Status.Conditions, flowv1alpha1.StalledCondition)
 		g.Expect(c).NotTo(BeNil())

@@ -226,6 +226,7 @@ func collectLiveObjects(ctx context.Context, ns string, add func(kind, name stri
 	}
 	// The flows run beside the jobs, to keep the suite short.
 	flows := createFlowObjects(ctx, ns, add)
+	flows.collectRunning(ctx, add)
 
 	// A PodGroup from Git, for pods another operator makes; none come, so it stays Pending.
 	pg := &schedulingv1beta1.PodGroup{
