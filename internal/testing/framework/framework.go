@@ -49,6 +49,10 @@ type Framework struct {
 	// WithoutCalderaCRDs leaves Caldera's CRDs out, for tests that install them (or another
 	// version of them) themselves.
 	WithoutCalderaCRDs bool
+	// Policies makes Start also apply the ValidatingAdmissionPolicies of config/policy and
+	// their bindings, which config/default and the chart ship with the CRDs (for example: the
+	// default queue, and a queue that holds unfinished PodGroups, are not deleted).
+	Policies bool
 	// APIServerFlags are extra kube-apiserver flags, name to value.
 	APIServerFlags map[string]string
 	// Webhooks are admission webhook configurations the API server calls. A test's manager serves
@@ -183,6 +187,14 @@ func (f *Framework) Start() error {
 	f.Client, err = client.New(cfg, client.Options{Scheme: f.Scheme})
 	if err != nil {
 		return errors.Join(fmt.Errorf("creating a client: %w", err), f.Stop())
+	}
+	if f.Policies {
+		ctx, cancel := context.WithTimeout(context.Background(), StartTimeout)
+		err := ApplyPolicies(ctx, f.Client)
+		cancel()
+		if err != nil {
+			return errors.Join(err, f.Stop())
+		}
 	}
 	if !f.KWOK && f.WithoutControllerManager {
 		return nil
