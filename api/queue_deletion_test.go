@@ -32,7 +32,9 @@ import (
 	"github.com/caldera-sh/caldera/internal/testing/framework"
 )
 
-// The queue-deletion policy of config/policy, as the API server enforces it.
+// The queue-deletion policy of config/policy, as the API server enforces it. The policy is in
+// force only while these specs run (they are Ordered), so that the corpus specs may delete the
+// queues they make, `default` among them.
 var _ = Describe("Queue deletion policy", Label("policy"), Ordered, func() {
 	// makeQueue creates a queue and gives it status st (what the scheduler would write).
 	makeQueue := func(ctx context.Context, name string, st schedulingv1beta1.QueueStatus) *schedulingv1beta1.Queue {
@@ -61,6 +63,18 @@ var _ = Describe("Queue deletion policy", Label("policy"), Ordered, func() {
 	}
 
 	BeforeAll(func(ctx SpecContext) {
+		Expect(framework.ApplyPolicies(ctx, fw.Client)).To(Succeed())
+		DeferCleanup(func(ctx SpecContext) {
+			// Take the policy away, then the queues it protected once it is no longer enforced.
+			binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{ObjectMeta: metav1.ObjectMeta{Name: "queue-deletion"}}
+			vap := &admissionregistrationv1.ValidatingAdmissionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "queue-deletion"}}
+			Expect(fw.Client.Delete(ctx, binding)).To(Succeed())
+			Expect(fw.Client.Delete(ctx, vap)).To(Succeed())
+			for _, name := range []string{schedulingv1beta1.DefaultQueue, schedulingv1beta1.RootQueue} {
+				q := &schedulingv1beta1.Queue{ObjectMeta: metav1.ObjectMeta{Name: name}}
+				Eventually(func() error { return client.IgnoreNotFound(fw.Client.Delete(ctx, q)) }, framework.Timeout, framework.Interval).Should(Succeed())
+			}
+		})
 		// The API server enforces a policy a moment after it is applied: wait on a probe queue.
 		probe := makeQueue(ctx, "policy-probe", schedulingv1beta1.QueueStatus{State: schedulingv1beta1.QueueStateOpen, Running: 1})
 		Eventually(func(g Gomega) {

@@ -45,7 +45,7 @@ func TestCRDValidation(t *testing.T) {
 }
 
 var _ = BeforeSuite(func() {
-	fw = &framework.Framework{Policies: true}
+	fw = &framework.Framework{}
 	Expect(fw.Start()).To(Succeed(), "the CRDs in config/crd/bases must install: a rule over its CEL cost budget fails here")
 	DeferCleanup(fw.Stop)
 
