@@ -142,6 +142,7 @@ var valueSets = []struct {
 		"extraArgs":      []any{"--zap-log-level=debug"},
 	}},
 	{"existing service account", map[string]any{"serviceAccount": map[string]any{"create": false, "name": "batch-operator"}}},
+	{"admission policies off", map[string]any{"admissionPolicies": map[string]any{"enabled": false}}},
 }
 
 func TestChartLint(t *testing.T) {
@@ -229,6 +230,11 @@ func TestChartTemplate(t *testing.T) {
 
 			if got := len(r.kind("CustomResourceDefinition")); got != 7 {
 				t.Errorf("%d CRDs, want 7", got)
+			}
+			if v.boolean(true, "admissionPolicies", "enabled") {
+				checkPolicies(t, r, fullname+"-")
+			} else if got := len(r.kind("ValidatingAdmissionPolicy")) + len(r.kind("ValidatingAdmissionPolicyBinding")); got != 0 {
+				t.Errorf("%d admission policies and bindings with admissionPolicies.enabled=false, want none", got)
 			}
 			if got, want := len(r.kind("ServiceAccount")) == 1, v.boolean(true, "serviceAccount", "create"); got != want {
 				t.Errorf("ServiceAccount rendered: %t, want %t", got, want)
@@ -451,6 +457,7 @@ func TestKustomize(t *testing.T) {
 	if got := len(r.kind("CustomResourceDefinition")); got != 7 {
 		t.Errorf("%d CRDs, want 7", got)
 	}
+	checkPolicies(t, r, "caldera-")
 	for _, role := range []struct{ kind, name, file string }{
 		{"ClusterRole", "caldera-manager", "role.yaml"},
 		{"Role", "caldera-leader-election", "leader_election_role.yaml"},
@@ -633,7 +640,8 @@ func checkHardened(t *testing.T, r *objects, want hardening) {
 	// Namespaced objects are in the install's namespace.
 	for _, u := range r.all {
 		switch u.GetKind() {
-		case "CustomResourceDefinition", "ClusterRole", "ClusterRoleBinding", "ValidatingWebhookConfiguration", "Namespace":
+		case "CustomResourceDefinition", "ClusterRole", "ClusterRoleBinding", "ValidatingWebhookConfiguration", "Namespace",
+			"ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding":
 			if u.GetNamespace() != "" {
 				t.Errorf("cluster-scoped %s %s has namespace %q", u.GetKind(), u.GetName(), u.GetNamespace())
 			}
@@ -753,6 +761,40 @@ func checkRBAC(t *testing.T, r *objects, want hardening) {
 // shipped beside the manager's roles and not bound to the manager.
 func isMetricsReader(u *unstructured.Unstructured) bool {
 	return u.GetKind() == "ClusterRole" && strings.HasSuffix(u.GetName(), "metrics-reader")
+}
+
+// checkPolicies checks that an install has the ValidatingAdmissionPolicies of config/policy,
+// their names prefixed with prefix and their specs unchanged, each bound by a binding that
+// names it and denies.
+func checkPolicies(t *testing.T, r *objects, prefix string) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(framework.PolicyDir(), "queue_deletion.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, doc := range strings.Split(string(data), "\n---\n") {
+		want := map[string]any{}
+		if err := yaml.Unmarshal([]byte(doc), &want); err != nil {
+			t.Fatal(err)
+		}
+		kind := want["kind"].(string)
+		name := prefix + want["metadata"].(map[string]any)["name"].(string)
+		got := r.get(kind, name)
+		if got == nil {
+			t.Errorf("no %s %s", kind, name)
+			continue
+		}
+		wantSpec := want["spec"].(map[string]any)
+		if kind == "ValidatingAdmissionPolicyBinding" {
+			wantSpec["policyName"] = prefix + wantSpec["policyName"].(string)
+			if r.get("ValidatingAdmissionPolicy", wantSpec["policyName"].(string)) == nil {
+				t.Errorf("%s %s binds the missing policy %s", kind, name, wantSpec["policyName"])
+			}
+		}
+		if diff := cmp.Diff(wantSpec, got.Object["spec"]); diff != "" {
+			t.Errorf("%s %s differs from config/policy (-file +rendered):\n%s", kind, name, diff)
+		}
+	}
 }
 
 // objects indexes rendered objects.

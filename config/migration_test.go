@@ -162,6 +162,14 @@ var _ = Describe("Migrating from Volcano", Label("config", "migration"), func() 
 		})
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(func() { Expect(stop()).To(Succeed()) })
+		// While Caldera still runs: the queue-deletion policy (applied with config/default) lets
+		// the queue go once the scheduler has counted its PodGroups gone.
+		DeferCleanup(func(ctx context.Context) {
+			for i := len(objs) - 1; i >= 0; i-- {
+				Eventually(func() error { return client.IgnoreNotFound(fw.Client.Delete(ctx, &objs[i])) }, framework.Timeout, framework.Interval).
+					Should(Succeed(), "deleting %s %s", objs[i].GetKind(), objs[i].GetName())
+			}
+		})
 
 		Eventually(func(g Gomega) {
 			cur := &batchv1alpha1.Job{}

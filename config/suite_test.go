@@ -80,5 +80,7 @@ var _ = Describe("config/default", Label("config"), func() {
 		Expect(kinds).To(HaveKeyWithValue("Deployment", 1))
 		Expect(kinds).To(HaveKeyWithValue("ValidatingWebhookConfiguration", 1))
 		Expect(kinds).To(HaveKey("ClusterRole"))
+		Expect(kinds).To(HaveKeyWithValue("ValidatingAdmissionPolicy", 1))
+		Expect(kinds).To(HaveKeyWithValue("ValidatingAdmissionPolicyBinding", 1))
 	})
 })

@@ -166,7 +166,7 @@ func (d *dev) run(ctx context.Context) int {
 	build := d.buildManager(ctx, repo)
 
 	started := d.clock.Now()
-	d.fw = &framework.Framework{KWOK: true, Autoscaler: d.opts.autoscaler, Dir: d.dataDir}
+	d.fw = &framework.Framework{KWOK: true, Autoscaler: d.opts.autoscaler, Dir: d.dataDir, Policies: true}
 	if err := d.fw.Start(); err != nil {
 		d.say("starting the control plane: %v", err)
 		return 1
@@ -190,7 +190,7 @@ func (d *dev) run(ctx context.Context) int {
 		d.say("bringing up the KWOK nodes: %v", err)
 		return 1
 	}
-	d.say("etcd, kube-apiserver (CRDs installed), kube-controller-manager and KWOK are up with %d Ready nodes in %s", len(names), d.clock.Since(started).Round(100*time.Millisecond))
+	d.say("etcd, kube-apiserver (CRDs and admission policies installed), kube-controller-manager and KWOK are up with %d Ready nodes in %s", len(names), d.clock.Since(started).Round(100*time.Millisecond))
 	if d.opts.autoscaler {
 		d.say("Karpenter is up with the NodePool of %s", framework.NodePoolPath())
 	}
