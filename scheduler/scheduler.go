@@ -50,8 +50,6 @@ import (
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
@@ -112,6 +110,9 @@ type Scheduler struct {
 	// taken in every object the informers listed.
 	handlers []toolscache.ResourceEventHandlerRegistration
 
+	// defaultQueueGone is signalled when the default queue is deleted, so that it is made again.
+	defaultQueueGone chan struct{}
+
 	cycle          uint64
 	cycleBinds     int
 	cycleEvictions int
@@ -157,6 +158,8 @@ func New(mgr manager.Manager, opts Options) (*Scheduler, error) {
 		loneMessages: map[api.JobID]string{},
 		wanted:       map[api.JobID]schedulingv1beta1.PodGroupStatus{},
 		failures:     map[api.JobID]failure{},
+
+		defaultQueueGone: make(chan struct{}, 1),
 	}
 	s.statuses = newStatusWriter(s)
 	s.configs = &configSource{s: s}
@@ -185,6 +188,9 @@ func New(mgr manager.Manager, opts Options) (*Scheduler, error) {
 			return nil, fmt.Errorf("watching %T: %w", w.obj, err)
 		}
 		s.handlers = append(s.handlers, reg)
+	}
+	if err := s.watchDefaultQueue(ctx); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
@@ -240,6 +246,7 @@ func (s *Scheduler) Start(ctx context.Context) error {
 	s.ensureDefaultQueue(ctx)
 
 	var workers sync.WaitGroup
+	workers.Go(func() { s.recreateDefaultQueue(ctx) })
 	s.runPodWorkers(ctx, s.opts.BindWorkers, &workers)
 	s.statuses.run(ctx, s.opts.StatusWorkers, &workers)
 	s.statuses.runUnparker(ctx, &workers)
@@ -556,76 +563,6 @@ func (s *Scheduler) queueStatuses() int {
 		writes++
 	}
 	return writes
-}
-
-// ensureDefaultQueue creates the default queue when it does not exist (an existing one is never
-// changed: Git may own it) and waits a little for the cache to show it, so the first cycle does
-// not find the jobs of the default queue without their queue. If the queue cannot be created at
-// once, creating it goes on in the background.
-func (s *Scheduler) ensureDefaultQueue(ctx context.Context) {
-	if s.cache.Queue(s.opts.DefaultQueue) != nil {
-		return
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		s.createDefaultQueue(ctx)
-	}()
-	deadline := s.clock.NewTimer(defaultQueueWait)
-	defer deadline.Stop()
-	select {
-	case <-done:
-	case <-deadline.C():
-		return
-	case <-ctx.Done():
-		return
-	}
-	for s.cache.Queue(s.opts.DefaultQueue) == nil {
-		t := s.clock.NewTimer(10 * time.Millisecond)
-		select {
-		case <-t.C():
-		case <-deadline.C():
-			t.Stop()
-			return
-		case <-ctx.Done():
-			t.Stop()
-			return
-		}
-	}
-}
-
-// defaultQueueWait bounds how long the scheduler waits for the default queue before its first cycle.
-const defaultQueueWait = 5 * time.Second
-
-// createDefaultQueue creates the default queue, retrying with backoff until it exists.
-func (s *Scheduler) createDefaultQueue(ctx context.Context) {
-	delay := 100 * time.Millisecond
-	for {
-		if s.cache.Queue(s.opts.DefaultQueue) != nil {
-			return
-		}
-		reclaimable := true
-		q := &schedulingv1beta1.Queue{
-			ObjectMeta: metav1.ObjectMeta{Name: s.opts.DefaultQueue},
-			Spec:       schedulingv1beta1.QueueSpec{Weight: 1, Reclaimable: &reclaimable},
-		}
-		err := s.client.Create(ctx, q)
-		if err == nil || apierrors.IsAlreadyExists(err) {
-			if err == nil {
-				s.log.Info("created the default queue", "queue", s.opts.DefaultQueue)
-			}
-			return
-		}
-		s.log.Error(err, "creating the default queue; retrying", "queue", s.opts.DefaultQueue, "in", delay)
-		t := s.clock.NewTimer(delay)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return
-		case <-t.C():
-		}
-		delay = min(delay*2, 30*time.Second)
-	}
 }
 
 // Stats returns how many binds and status writes have succeeded since the scheduler started.
