@@ -60,7 +60,15 @@ func (w *wakeups) at(key types.NamespacedName, t time.Time) {
 		cur.timer.Stop()
 		close(cur.stop)
 	}
-	wu := wakeup{at: t, timer: w.clk.NewTimer(t.Sub(w.clk.Now())), stop: make(chan struct{})}
+	wait := t.Sub(w.clk.Now())
+	if wait <= 0 {
+		// Already due (the clock moved on while the reconcile that asked for it ran): a timer
+		// of a fake clock would wait for the next step, a real one fires at once; fire now.
+		delete(w.timers, key)
+		go w.fire(key, t)
+		return
+	}
+	wu := wakeup{at: t, timer: w.clk.NewTimer(wait), stop: make(chan struct{})}
 	w.timers[key] = wu
 	go func() {
 		select {
