@@ -568,6 +568,15 @@ var _ = Describe("Job controller and bad input", Label("controller:job"), func()
 		}, framework.Timeout, framework.Interval).Should(Succeed())
 	})
 
+	It("stalls a job whose task asks for negative resources, naming the task, the container and the field", func(ctx SpecContext) {
+		job := wrappers.MakeJob("negative", ns).Scheduler(testScheduler).Task("worker", 1).Obj()
+		job.Spec.Tasks[0].Template.Spec.Containers[0].Resources.Requests = corev1.ResourceList{corev1.ResourceCPU: resourceMustParse("-1")}
+		Expect(fw.Client.Create(ctx, job)).To(Succeed())
+		expectStalled(ctx, job, batchv1alpha1.PodTemplateInvalidReason,
+			"task worker, container "+job.Spec.Tasks[0].Template.Spec.Containers[0].Name+": spec.tasks[0].template.spec.containers[0].resources.requests[cpu]",
+			"must be greater than or equal to 0")
+	})
+
 	It("stalls a job whose pod template the API server rejects, saying why", func(ctx SpecContext) {
 		job := wrappers.MakeJob("template", ns).Scheduler(testScheduler).Task("worker", 3).Obj()
 		job.Spec.Tasks[0].Template.Spec.Containers[0].Name = "Bad_Name"

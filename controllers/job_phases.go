@@ -747,6 +747,7 @@ func (rc *jobRun) createPods(ctx context.Context) error {
 		rc.r.expectations.ExpectCreations(rc.key, names...)
 		var mu sync.Mutex
 		var invalid error
+		var invalidPod *corev1.Pod
 		errs := parallel(len(chunk), func(i int) error {
 			p := chunk[i]
 			err := rc.r.Client.Create(ctx, p)
@@ -761,14 +762,20 @@ func (rc *jobRun) createPods(ctx context.Context) error {
 			defaultJobMetrics.podCreated(err)
 			if apierrors.IsInvalid(err) {
 				mu.Lock()
-				invalid = err
+				invalid, invalidPod = err, p
 				mu.Unlock()
 				return nil
 			}
 			return fmt.Errorf("creating pod %s: %w", p.Name, err)
 		})
 		if invalid != nil {
-			rc.stall(batchv1alpha1.PodTemplateInvalidReason, "the API server rejects the job's pods: %v; fix the task's pod template", invalid)
+			var status *metav1.Status
+			if se, ok := invalid.(apierrors.APIStatus); ok {
+				st := se.Status()
+				status = &st
+			}
+			msg := jobpods.RefusalMessage(rc.job, invalidPod.Annotations[batchv1alpha1.TaskSpecKey], status, invalid.Error())
+			rc.stall(batchv1alpha1.PodTemplateInvalidReason, "the API server rejects the job's pods: %s; fix the task's pod template", msg)
 			return nil
 		}
 		if err := errors.Join(errs...); err != nil {
