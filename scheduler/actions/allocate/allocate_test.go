@@ -151,6 +151,19 @@ func TestAllocate(t *testing.T) {
 			want: result{Binds: map[string]string{"ns/web-0": "n1", "ns/web-1": "n2", "ns/web-2": "n3", "ns/web-3": "n4"},
 				Nominations: map[string]string{}, Messages: map[api.JobID]string{}},
 		},
+		"pods whose required pod affinity matches themselves: the first goes anywhere, the others follow it": {
+			config: defaultConf,
+			objs: func() []any {
+				objs := objects(queues, st.MakeNode("n1", "8", "16Gi").Obj(), st.MakeNode("n2", "8", "16Gi").Obj(),
+					st.MakePodGroup("ns", "db", 3).Phase(schedulingv1beta1.PodGroupInqueue).Obj())
+				for i := 0; i < 3; i++ {
+					objs = append(objs, st.MakePod("ns", fmt.Sprintf("db-%d", i)).Group("db").Req("1", "").Label("app", "db").RequiredPodAffinity("app", "db").Obj())
+				}
+				return objs
+			}(),
+			want: result{Binds: map[string]string{"ns/db-0": "n1", "ns/db-1": "n1", "ns/db-2": "n1"},
+				Nominations: map[string]string{}, Messages: map[api.JobID]string{}},
+		},
 		"nvidia.com/gpu requests are honoured": {
 			config: defaultConf,
 			objs: objects(queues, st.MakeNode("gpu", "8", "16Gi").Res("nvidia.com/gpu", "2").Obj(), st.MakeNode("cpu", "8", "16Gi").Obj(),

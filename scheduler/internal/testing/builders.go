@@ -192,6 +192,23 @@ func (p *PodWrapper) Toleration(key, value string, effect corev1.TaintEffect) *P
 	return p
 }
 
+// RequiredPodAffinity adds a required pod affinity term on the hostname topology for pods
+// labelled key=value.
+func (p *PodWrapper) RequiredPodAffinity(key, value string) *PodWrapper {
+	if p.Spec.Affinity == nil {
+		p.Spec.Affinity = &corev1.Affinity{}
+	}
+	if p.Spec.Affinity.PodAffinity == nil {
+		p.Spec.Affinity.PodAffinity = &corev1.PodAffinity{}
+	}
+	p.Spec.Affinity.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution = append(
+		p.Spec.Affinity.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution, corev1.PodAffinityTerm{
+			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{key: value}},
+			TopologyKey:   corev1.LabelHostname,
+		})
+	return p
+}
+
 // HostPort adds a TCP host port.
 func (p *PodWrapper) HostPort(port int32) *PodWrapper {
 	p.Spec.Containers[0].Ports = append(p.Spec.Containers[0].Ports, corev1.ContainerPort{ContainerPort: port, HostPort: port, Protocol: corev1.ProtocolTCP})

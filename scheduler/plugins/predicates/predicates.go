@@ -104,6 +104,9 @@ func (p *plugin) OnSessionOpen(ssn *framework.Session) {
 	ssn.MarkPodSpecificReason(ReasonPodAffinity)
 	ssn.AddPrePredicateFn(Name, f.PreFilter)
 	ssn.AddPredicateFn(Name, f.Filter)
+	// A placement made or undone in the cycle may give a pod's affinity terms their first match.
+	forget := func(*framework.Event) { f.ForgetAffinityMatches() }
+	ssn.AddEventHandler(&framework.EventHandler{AllocateFunc: forget, DeallocateFunc: forget})
 }
 
 func (p *plugin) OnSessionClose(*framework.Session) {}
@@ -118,11 +121,19 @@ type Filter struct {
 	last      *api.TaskInfo
 	lastAff   nodeaffinity.RequiredNodeAffinity
 	lastPorts []hostPort
+	// anyAffinityMatch remembers, per task, whether some pod anywhere matches one of its required
+	// pod affinity terms; ForgetAffinityMatches clears it when a placement changes.
+	anyAffinityMatch map[api.TaskID]bool
 }
+
+// ForgetAffinityMatches drops what the filter remembers of which pods match whose affinity terms,
+// after a placement was made or undone.
+func (f *Filter) ForgetAffinityMatches() { clear(f.anyAffinityMatch) }
 
 // NewFilter returns a filter over the given nodes.
 func NewFilter(opts Options, nodes map[string]*api.NodeInfo) *Filter {
-	return &Filter{opts: opts, nodes: nodes, affinity: map[api.TaskID]nodeaffinity.RequiredNodeAffinity{}}
+	return &Filter{opts: opts, nodes: nodes, affinity: map[api.TaskID]nodeaffinity.RequiredNodeAffinity{},
+		anyAffinityMatch: map[api.TaskID]bool{}}
 }
 
 // PreFilter refuses pods whose inter-pod affinity this scheduler cannot evaluate.
@@ -279,6 +290,41 @@ func matchesTerm(p *corev1.Pod, term corev1.PodAffinityTerm, other *corev1.Pod) 
 	return sel.Matches(labels.Set(other.Labels))
 }
 
+// firstOfItsKind reports whether a pod may go where no pod matches its required affinity terms,
+// as kube-scheduler allows: no pod anywhere matches any of its terms and the pod matches all of
+// them itself, so it is the first of its group (the others then follow it).
+func (f *Filter) firstOfItsKind(t *api.TaskInfo, terms []corev1.PodAffinityTerm) bool {
+	for _, term := range terms {
+		if !matchesTerm(t.Pod, term, t.Pod) {
+			return false
+		}
+	}
+	matched, known := f.anyAffinityMatch[t.UID]
+	if !known {
+		for _, node := range f.nodes {
+			for _, nt := range node.Tasks {
+				if nt.Pod == nil || nt.UID == t.UID {
+					continue
+				}
+				for _, term := range terms {
+					if matchesTerm(t.Pod, term, nt.Pod) {
+						matched = true
+						break
+					}
+				}
+				if matched {
+					break
+				}
+			}
+			if matched {
+				break
+			}
+		}
+		f.anyAffinityMatch[t.UID] = matched
+	}
+	return !matched
+}
+
 // podAffinity checks required pod affinity and anti-affinity on the hostname topology against
 // the pods on the node (placed ones and those allocated earlier in the cycle).
 func (f *Filter) podAffinity(t *api.TaskInfo, n *api.NodeInfo) string {
@@ -304,7 +350,7 @@ func (f *Filter) podAffinity(t *api.TaskInfo, n *api.NodeInfo) string {
 					break
 				}
 			}
-			if !found {
+			if !found && !f.firstOfItsKind(t, a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution) {
 				return ReasonPodAffinity
 			}
 		}
