@@ -34,7 +34,8 @@ type QueueUsage struct {
 	Allocated api.Resource
 	// Request is Allocated plus what the queue's pending tasks request.
 	Request api.Resource
-	// Inqueue is what admitted (Inqueue) jobs still need to reach their minResources.
+	// Inqueue is what admitted (Inqueue) jobs still need to reach their minResources, less the
+	// requests of their pods held by scheduling gates.
 	Inqueue api.Resource
 	// Elastic is what placed tasks hold beyond their jobs' minResources.
 	Elastic api.Resource
@@ -290,6 +291,13 @@ func contributionOf(j *api.JobInfo) *jobContribution {
 		if j.Phase == schedulingv1beta1.PodGroupInqueue {
 			c.inqueue = j.MinResources.Clone()
 			c.inqueue.SubFloor(&j.Allocated)
+			// Pods held by scheduling gates take nothing until released, as in Volcano: an
+			// admitted gang that waits on its gates does not keep other jobs out.
+			for _, t := range j.Tasks {
+				if t.Status == api.Gated {
+					c.inqueue.SubFloor(t.Resreq)
+				}
+			}
 		}
 		c.elastic = j.Allocated.Clone()
 		c.elastic.SubFloor(j.MinResources)

@@ -17,6 +17,7 @@ limitations under the License.
 package enqueue_test
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -123,6 +124,21 @@ func TestEnqueue(t *testing.T) {
 					"queue resource quota insufficient: queue default can hold 4 of cpu and already holds 3 for running and admitted jobs; " +
 					"this PodGroup's minResources need 2 more; wait for the queue's jobs to finish, or raise the queue's capability, or lower minResources",
 			}},
+		},
+		"pods held by scheduling gates do not count against admission": {
+			config: conf,
+			objs: func() []any {
+				objs := []any{node, st.MakeQueue("default", 1).Obj(),
+					st.MakePodGroup("ns", "gated", 4).MinResources("4", "").Phase(schedulingv1beta1.PodGroupInqueue).Created(st.Epoch).Obj(),
+					st.MakePodGroup("ns", "a", 2).MinResources("2", "").Created(st.Epoch.Add(time.Second)).Obj(),
+					st.MakePodGroup("ns", "b", 2).MinResources("2", "").Created(st.Epoch.Add(2 * time.Second)).Obj()}
+				for i := 0; i < 4; i++ {
+					objs = append(objs, st.MakePod("ns", fmt.Sprintf("gated-%d", i)).Group("gated").Req("1", "").Gate("g1").Obj())
+				}
+				return objs
+			}(),
+			want: result{Phases: map[api.JobID]schedulingv1beta1.PodGroupPhase{"ns/gated": "Inqueue", "ns/a": "Inqueue", "ns/b": "Inqueue"},
+				Messages: map[api.JobID]string{}},
 		},
 		"fifo: a job that cannot be admitted holds back those behind it": {
 			config: conf,

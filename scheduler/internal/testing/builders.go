@@ -209,6 +209,12 @@ func (p *PodWrapper) RequiredPodAffinity(key, value string) *PodWrapper {
 	return p
 }
 
+// Gate adds a scheduling gate.
+func (p *PodWrapper) Gate(name string) *PodWrapper {
+	p.Spec.SchedulingGates = append(p.Spec.SchedulingGates, corev1.PodSchedulingGate{Name: name})
+	return p
+}
+
 // HostPort adds a TCP host port.
 func (p *PodWrapper) HostPort(port int32) *PodWrapper {
 	p.Spec.Containers[0].Ports = append(p.Spec.Containers[0].Ports, corev1.ContainerPort{ContainerPort: port, HostPort: port, Protocol: corev1.ProtocolTCP})
