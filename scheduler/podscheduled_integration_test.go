@@ -25,6 +25,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
 	"github.com/caldera-sh/caldera/internal/testing/framework"
@@ -149,3 +150,30 @@ tiers:
       elastic-cluster: true
   - name: nodeorder
 `
+
+var _ = Describe("PodGroup phases", func() {
+	It("marks a running gang that lost a member Unknown, as Volcano does", func() {
+		ns := fw.SpecNamespace("phases")
+		startScheduler(scheduler.Options{})
+		createNode(uniqueName("phases"), resources("cpu", "4", "memory", "8Gi"), nil)
+		podGroup(ns, "gang", "default", 2)
+		created := pods(ns, "gang", "gang", 2, resources("cpu", "1"))
+		Eventually(boundCount(ns, "gang"), framework.Timeout, framework.Interval).Should(Equal(2))
+		for _, p := range created {
+			cur := &corev1.Pod{}
+			Expect(k8s.Get(context.Background(), types.NamespacedName{Namespace: ns, Name: p.Name}, cur)).To(Succeed())
+			cur.Status.Phase = corev1.PodRunning
+			Expect(k8s.Status().Update(context.Background(), cur)).To(Succeed())
+		}
+		phase := func() schedulingv1beta1.PodGroupPhase {
+			if pg := getPodGroup(ns, "gang")(); pg != nil {
+				return pg.Status.Phase
+			}
+			return ""
+		}
+		Eventually(phase, framework.Timeout, framework.Interval).Should(Equal(schedulingv1beta1.PodGroupRunning))
+
+		Expect(k8s.Delete(context.Background(), created[1], client.GracePeriodSeconds(0))).To(Succeed())
+		Eventually(phase, framework.Timeout, framework.Interval).Should(Equal(schedulingv1beta1.PodGroupUnknown))
+	})
+})

@@ -29,12 +29,13 @@ import (
 )
 
 // Phase is a PodGroup's phase after a cycle:
-//   - Unknown when some of its pods run but the gang was found unschedulable this cycle;
+//   - Unknown when some of its pods run but the gang was found unschedulable this cycle, or it
+//     has fewer pods than its minimum (a member of a running gang is gone), as in Volcano;
 //   - Running when at least minMember (and at least one) pods are placed or done, or Completed
 //     when every placed pod has succeeded and none waits (gated pods wait too);
 //   - otherwise it stays Inqueue if admitted, and is Pending if not.
 func Phase(j *api.JobInfo, unschedulable bool) schedulingv1beta1.PodGroupPhase {
-	if j.Count(api.Running) > 0 && unschedulable {
+	if j.Count(api.Running) > 0 && (unschedulable || j.ValidTaskNum() < j.MinAvailable) {
 		return schedulingv1beta1.PodGroupUnknown
 	}
 	placed := j.ReadyTaskNum()

@@ -52,6 +52,7 @@ func TestPhase(t *testing.T) {
 		"enough bound or running":                 {job: job(2, "Inqueue", api.Bound, api.Running, api.Pending), want: "Running"},
 		"running below the gang, unschedulable":   {job: job(3, "Running", api.Running, api.Pending, api.Pending), unschedulable: true, want: "Unknown"},
 		"running job lost pods, stays admitted":   {job: job(3, "Running", api.Running, api.Pending, api.Pending), want: "Inqueue"},
+		"a member of a running gang is gone":      {job: job(3, "Running", api.Running, api.Running), want: "Unknown"},
 		"all placed pods succeeded":               {job: job(2, "Running", api.Succeeded, api.Succeeded), want: "Completed"},
 		"some still running":                      {job: job(2, "Running", api.Succeeded, api.Running), want: "Running"},
 		"succeeded, one pod still gated":          {job: job(2, "Running", api.Succeeded, api.Succeeded, api.Gated), want: "Running"},
