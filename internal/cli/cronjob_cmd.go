@@ -44,26 +44,12 @@ func newCronJobCommand(e *env) *cobra.Command {
 	return cmd
 }
 
-// cronJobRef are the flags naming one CronJob: -N/--name and -n/--namespace, as for jobs.
-type cronJobRef struct {
-	name      string
-	namespace string
-}
+// cronJobRef are the flags naming one CronJob, as for jobs.
+type cronJobRef struct{ objectRef }
 
-func (r *cronJobRef) bind(cmd *cobra.Command) {
-	cmd.Flags().StringVarP(&r.namespace, "namespace", "n", defaultNamespace, "the namespace of the CronJob")
-	cmd.Flags().StringVarP(&r.name, "name", "N", "", "the name of the CronJob")
-}
+func (r *cronJobRef) bind(cmd *cobra.Command) { r.objectRef.bind(cmd, "CronJob") }
 
-func (r *cronJobRef) check(verb string) error {
-	if r.name == "" {
-		return fmt.Errorf("cronjob name is required to %s a CronJob: pass -N/--name", verb)
-	}
-	if r.namespace == "" {
-		return fmt.Errorf("-n/--namespace is empty: name the namespace of the CronJob to %s (default is default)", verb)
-	}
-	return nil
-}
+func (r *cronJobRef) check(verb string) error { return r.objectRef.check("cronjob", "CronJob", verb) }
 
 func (r *cronJobRef) get(ctx context.Context, c client.Client) (*batchv1alpha1.CronJob, error) {
 	cj := &batchv1alpha1.CronJob{}

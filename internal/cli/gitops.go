@@ -23,22 +23,13 @@ import (
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/caldera-sh/caldera/internal/gitops"
 )
 
 // FieldManager is the field manager vcctl writes under, so that what it changed can be told
 // apart from what Git (through a GitOps tool) or a person wrote.
 const FieldManager = "vcctl"
-
-// Labels and annotations by which GitOps tools track the objects they apply.
-const (
-	argoTrackingIDAnnotation = "argocd.argoproj.io/tracking-id"
-	instanceLabel            = "app.kubernetes.io/instance"
-	managedByLabel           = "app.kubernetes.io/managed-by"
-	fluxKustomizeNameLabel   = "kustomize.toolkit.fluxcd.io/name"
-	fluxKustomizeNSLabel     = "kustomize.toolkit.fluxcd.io/namespace"
-	fluxHelmNameLabel        = "helm.toolkit.fluxcd.io/name"
-	fluxHelmNSLabel          = "helm.toolkit.fluxcd.io/namespace"
-)
 
 // specOwner is someone other than vcctl who keeps a field of an object's spec: a GitOps tool
 // that applies the object from Git, or another field manager.
@@ -62,23 +53,23 @@ func gitOpsOwners(obj metav1.Object, field string) []specOwner {
 			Fix: fmt.Sprintf("change %s in the Git source of Argo CD application %s and let it sync", field, app),
 		}
 	}
-	if id, ok := annotations[argoTrackingIDAnnotation]; ok {
+	if id, ok := annotations[gitops.ArgoCDTrackingIDAnnotation]; ok {
 		app, _, _ := strings.Cut(id, ":")
-		owners = append(owners, argo(app, "annotation "+argoTrackingIDAnnotation+"="+id))
-	} else if app, ok := labels[instanceLabel]; ok && !strings.EqualFold(labels[managedByLabel], "Helm") {
-		owners = append(owners, argo(app, "label "+instanceLabel+"="+app))
+		owners = append(owners, argo(app, "annotation "+gitops.ArgoCDTrackingIDAnnotation+"="+id))
+	} else if app, ok := labels[gitops.ArgoCDInstanceLabel]; ok && !strings.EqualFold(labels[gitops.ManagedByLabel], "Helm") {
+		owners = append(owners, argo(app, "label "+gitops.ArgoCDInstanceLabel+"="+app))
 	}
-	if name, ok := labels[fluxKustomizeNameLabel]; ok {
-		ks := qualified(labels[fluxKustomizeNSLabel], name)
+	if name, ok := labels[gitops.FluxKustomizeNameLabel]; ok {
+		ks := qualified(labels[gitops.FluxKustomizeNamespaceLabel], name)
 		owners = append(owners, specOwner{
-			Who: fmt.Sprintf("Flux Kustomization %s (label %s=%s)", ks, fluxKustomizeNameLabel, name),
+			Who: fmt.Sprintf("Flux Kustomization %s (label %s=%s)", ks, gitops.FluxKustomizeNameLabel, name),
 			Fix: fmt.Sprintf("change %s in the Git source of Flux Kustomization %s; Flux applies it at its next reconcile", field, ks),
 		})
 	}
-	if name, ok := labels[fluxHelmNameLabel]; ok {
-		hr := qualified(labels[fluxHelmNSLabel], name)
+	if name, ok := labels[gitops.FluxHelmNameLabel]; ok {
+		hr := qualified(labels[gitops.FluxHelmNamespaceLabel], name)
 		owners = append(owners, specOwner{
-			Who: fmt.Sprintf("Flux HelmRelease %s (label %s=%s)", hr, fluxHelmNameLabel, name),
+			Who: fmt.Sprintf("Flux HelmRelease %s (label %s=%s)", hr, gitops.FluxHelmNameLabel, name),
 			Fix: fmt.Sprintf("change %s in the values of Flux HelmRelease %s in Git", field, hr),
 		})
 	}

@@ -57,27 +57,37 @@ func newJobCommand(e *env) *cobra.Command {
 	return cmd
 }
 
-// jobRef are the flags naming one job: -N/--name and -n/--namespace.
-type jobRef struct {
+// objectRef are the flags naming one namespaced object: -N/--name and -n/--namespace.
+type objectRef struct {
 	name      string
 	namespace string
 }
 
-func (r *jobRef) bind(cmd *cobra.Command) {
-	cmd.Flags().StringVarP(&r.namespace, "namespace", "n", defaultNamespace, "the namespace of the job")
-	cmd.Flags().StringVarP(&r.name, "name", "N", "", "the name of the job")
+// bind adds the flags; kind names the object in their help (e.g. "job", "CronJob").
+func (r *objectRef) bind(cmd *cobra.Command, kind string) {
+	cmd.Flags().StringVarP(&r.namespace, "namespace", "n", defaultNamespace, "the namespace of the "+kind)
+	cmd.Flags().StringVarP(&r.name, "name", "N", "", "the name of the "+kind)
 }
 
-// check refuses an empty name or namespace; verb says what the job is needed for.
-func (r *jobRef) check(verb string) error {
+// check refuses an empty name or namespace; noun is the command's word for the kind (e.g.
+// "cronjob"), kind the object's name (e.g. "CronJob") and verb what it is needed for.
+func (r *objectRef) check(noun, kind, verb string) error {
 	if r.name == "" {
-		return fmt.Errorf("job name is required to %s a job: pass -N/--name", verb)
+		return fmt.Errorf("%s name is required to %s a %s: pass -N/--name", noun, verb, kind)
 	}
 	if r.namespace == "" {
-		return fmt.Errorf("-n/--namespace is empty: name the namespace of the job to %s (default is default)", verb)
+		return fmt.Errorf("-n/--namespace is empty: name the namespace of the %s to %s (default is default)", kind, verb)
 	}
 	return nil
 }
+
+// jobRef are the flags naming one job.
+type jobRef struct{ objectRef }
+
+func (r *jobRef) bind(cmd *cobra.Command) { r.objectRef.bind(cmd, "job") }
+
+// check refuses an empty name or namespace; verb says what the job is needed for.
+func (r *jobRef) check(verb string) error { return r.objectRef.check("job", "job", verb) }
 
 func (r *jobRef) notFound() string {
 	return fmt.Sprintf("job %s/%s not found: check -N/--name and -n/--namespace (`vcctl job list -n %s` lists the jobs there)",
