@@ -94,7 +94,7 @@ func (r *PodGroupReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		r.APIReader = mgr.GetAPIReader()
 	}
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &corev1.Pod{}, podGroupKey, func(o client.Object) []string {
-		if g := podGroupOf(o.(*corev1.Pod)); strings.HasPrefix(g, podgroup.NamePrefix) {
+		if g := podgroup.GroupName(o.(*corev1.Pod)); strings.HasPrefix(g, podgroup.NamePrefix) {
 			return []string{g}
 		}
 		return nil
@@ -126,7 +126,7 @@ func (r *PodGroupReconciler) SetupWithManager(mgr ctrl.Manager) error {
 				if !ok {
 					return
 				}
-				if g := podGroupOf(pod); strings.HasPrefix(g, podgroup.NamePrefix) {
+				if g := podgroup.GroupName(pod); strings.HasPrefix(g, podgroup.NamePrefix) {
 					q.Add(reconcile.Request{NamespacedName: types.NamespacedName{Namespace: pod.Namespace, Name: g}})
 				}
 			},
@@ -263,12 +263,4 @@ func replicasOf(o client.Object) int32 {
 		return 1
 	}
 	return *replicas
-}
-
-// podGroupOf is the group a pod names.
-func podGroupOf(pod *corev1.Pod) string {
-	if g := pod.Annotations[schedulingv1beta1.KubeGroupNameAnnotationKey]; g != "" {
-		return g
-	}
-	return pod.Annotations[schedulingv1beta1.VolcanoGroupNameAnnotationKey]
 }

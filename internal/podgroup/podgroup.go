@@ -43,11 +43,17 @@ const NamePrefix = "podgroup-"
 // scheduling.volcano.sh/queue-name, volcano.sh/preemptable or volcano.sh/sla-waiting-time.
 var inheritedPrefixes = []string{"scheduling.volcano.sh/", "volcano.sh/"}
 
-// Grouped reports whether a pod already names its PodGroup.
-func Grouped(pod *corev1.Pod) bool {
-	return pod.Annotations[schedulingv1beta1.KubeGroupNameAnnotationKey] != "" ||
-		pod.Annotations[schedulingv1beta1.VolcanoGroupNameAnnotationKey] != ""
+// GroupName is the PodGroup a pod names: its scheduling.k8s.io/group-name annotation, else its
+// scheduling.volcano.sh/group-name; empty when it names none.
+func GroupName(pod *corev1.Pod) string {
+	if v := pod.Annotations[schedulingv1beta1.KubeGroupNameAnnotationKey]; v != "" {
+		return v
+	}
+	return pod.Annotations[schedulingv1beta1.VolcanoGroupNameAnnotationKey]
 }
+
+// Grouped reports whether a pod already names its PodGroup.
+func Grouped(pod *corev1.Pod) bool { return GroupName(pod) != "" }
 
 // Name is the PodGroup of a pod that names none: podgroup-<uid of its controller>, or
 // podgroup-<pod uid> when it has no controller.

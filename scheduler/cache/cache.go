@@ -34,6 +34,7 @@ import (
 	toolscache "k8s.io/client-go/tools/cache"
 
 	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
+	"github.com/caldera-sh/caldera/internal/podgroup"
 	"github.com/caldera-sh/caldera/scheduler/api"
 	"github.com/caldera-sh/caldera/scheduler/snapshot"
 )
@@ -425,17 +426,9 @@ func waitingTime(annotations map[string]string) *time.Duration {
 
 // ---- pods ----
 
-// GroupName returns the PodGroup a pod names, or "".
-func GroupName(pod *corev1.Pod) string {
-	if v := pod.Annotations[schedulingv1beta1.KubeGroupNameAnnotationKey]; v != "" {
-		return v
-	}
-	return pod.Annotations[schedulingv1beta1.VolcanoGroupNameAnnotationKey]
-}
-
 // JobIDOf returns the job a pod of ours belongs to.
 func JobIDOf(pod *corev1.Pod) api.JobID {
-	if g := GroupName(pod); g != "" {
+	if g := podgroup.GroupName(pod); g != "" {
 		return api.GroupJobID(pod.Namespace, g)
 	}
 	return api.PodJobID(pod.Namespace, pod.Name)
@@ -524,7 +517,7 @@ func (c *Cache) removePodLocked(uid types.UID) bool {
 // addPodLocked puts a pod in its job (when ours) and on its node (when it holds one). It reports
 // whether the change may let the scheduler do more.
 func (c *Cache) addPodLocked(pod *corev1.Pod, prev *api.TaskInfo) bool {
-	ours := c.schedulerNames[pod.Spec.SchedulerName] && (!c.waitForGroups || GroupName(pod) != "")
+	ours := c.schedulerNames[pod.Spec.SchedulerName] && (!c.waitForGroups || podgroup.GroupName(pod) != "")
 	if !ours && pod.Spec.NodeName == "" {
 		return false
 	}
@@ -569,7 +562,7 @@ func (c *Cache) addPodLocked(pod *corev1.Pod, prev *api.TaskInfo) bool {
 				c.applyPodGroupLocked(j, pg)
 			}
 		}
-		if GroupName(pod) == "" {
+		if podgroup.GroupName(pod) == "" {
 			c.applyLonePodLocked(j, pod, t)
 		}
 		j.AddTask(t)
