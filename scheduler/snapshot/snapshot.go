@@ -293,9 +293,11 @@ func contributionOf(j *api.JobInfo) *jobContribution {
 			c.inqueue.SubFloor(&j.Allocated)
 			// Pods held by scheduling gates take nothing until released, as in Volcano: an
 			// admitted gang that waits on its gates does not keep other jobs out.
-			for _, t := range j.Tasks {
-				if t.Status == api.Gated {
-					c.inqueue.SubFloor(t.Resreq)
+			if j.GatedTaskNum() > 0 {
+				for _, t := range j.Tasks {
+					if t.Status == api.Gated {
+						c.inqueue.SubFloor(t.Resreq)
+					}
 				}
 			}
 		}
