@@ -26,12 +26,12 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	batchv1alpha1 "github.com/caldera-sh/caldera/api/batch/v1alpha1"
 	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
 	"github.com/caldera-sh/caldera/controllers"
+	"github.com/caldera-sh/caldera/internal/testing/caldera"
 	"github.com/caldera-sh/caldera/internal/testing/framework"
 	"github.com/caldera-sh/caldera/internal/testing/metricstest"
 	"github.com/caldera-sh/caldera/internal/testing/wrappers"
@@ -80,16 +80,7 @@ var _ = Describe("Metrics of the whole manager", Label("e2e:metrics"), func() {
 			Expect(client.IgnoreNotFound(fw.Client.Delete(ctx, q))).To(Succeed())
 		})
 
-		stop, url, err := fw.StartManagerWithMetrics(ctx, func(mgr ctrl.Manager) error {
-			if err := controllers.Setup(mgr, controllers.Options{}); err != nil {
-				return err
-			}
-			s, err := scheduler.New(mgr, scheduler.Options{WaitForPodGroups: true})
-			if err != nil {
-				return err
-			}
-			return mgr.Add(s)
-		})
+		stop, url, err := fw.StartManagerWithMetrics(ctx, caldera.Setup(controllers.Options{}, scheduler.Options{}))
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(func() { Expect(stop()).To(Succeed()) })
 

@@ -28,12 +28,12 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	batchv1alpha1 "github.com/caldera-sh/caldera/api/batch/v1alpha1"
 	flowv1alpha1 "github.com/caldera-sh/caldera/api/flow/v1alpha1"
 	"github.com/caldera-sh/caldera/controllers"
+	"github.com/caldera-sh/caldera/internal/testing/caldera"
 	"github.com/caldera-sh/caldera/internal/testing/framework"
 	"github.com/caldera-sh/caldera/scheduler"
 )
@@ -41,16 +41,7 @@ import (
 // startCaldera starts what cmd/manager runs: the controllers and the scheduler, for the spec.
 func startCaldera(ctx context.Context) {
 	GinkgoHelper()
-	stop, err := fw.StartManager(ctx, func(mgr ctrl.Manager) error {
-		if err := controllers.Setup(mgr, controllers.Options{}); err != nil {
-			return err
-		}
-		s, err := scheduler.New(mgr, scheduler.Options{WaitForPodGroups: true})
-		if err != nil {
-			return err
-		}
-		return mgr.Add(s)
-	})
+	stop, err := fw.StartManager(ctx, caldera.Setup(controllers.Options{}, scheduler.Options{}))
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() { Expect(stop()).To(Succeed()) })
 }

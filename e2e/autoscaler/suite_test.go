@@ -30,6 +30,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/caldera-sh/caldera/controllers"
+	"github.com/caldera-sh/caldera/internal/testing/caldera"
 	"github.com/caldera-sh/caldera/internal/testing/framework"
 	"github.com/caldera-sh/caldera/scheduler"
 )
@@ -56,16 +57,7 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	Expect(err).NotTo(HaveOccurred())
 	Expect(fw.WaitForNodesReady(ctx, nodes...)).To(Succeed())
 	Expect(fw.ApplyNodePool(ctx)).To(Succeed())
-	stopCaldera, err = fw.StartManager(ctx, func(mgr ctrl.Manager) error {
-		if err := controllers.Setup(mgr, controllers.Options{}); err != nil {
-			return err
-		}
-		s, err := scheduler.New(mgr, scheduler.Options{ConfigFile: framework.AutoscalerSchedulerConfigPath(), WaitForPodGroups: true})
-		if err != nil {
-			return err
-		}
-		return mgr.Add(s)
-	})
+	stopCaldera, err = fw.StartManager(ctx, caldera.Setup(controllers.Options{}, scheduler.Options{ConfigFile: framework.AutoscalerSchedulerConfigPath()}))
 	Expect(err).NotTo(HaveOccurred())
 }, NodeTimeout(2*framework.StartTimeout))
 

@@ -30,9 +30,9 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/caldera-sh/caldera/controllers"
+	"github.com/caldera-sh/caldera/internal/testing/caldera"
 	"github.com/caldera-sh/caldera/internal/testing/framework"
 	"github.com/caldera-sh/caldera/scheduler"
 )
@@ -58,16 +58,7 @@ func TestGitOps(t *testing.T) {
 // startCaldera starts what cmd/manager runs: the controllers and the scheduler.
 func startCaldera(ctx context.Context) {
 	GinkgoHelper()
-	stop, err := fw.StartManager(ctx, func(mgr ctrl.Manager) error {
-		if err := controllers.Setup(mgr, controllers.Options{}); err != nil {
-			return err
-		}
-		s, err := scheduler.New(mgr, scheduler.Options{WaitForPodGroups: true})
-		if err != nil {
-			return err
-		}
-		return mgr.Add(s)
-	})
+	stop, err := fw.StartManager(ctx, caldera.Setup(controllers.Options{}, scheduler.Options{}))
 	Expect(err).NotTo(HaveOccurred())
 	stopCaldera = stop
 }

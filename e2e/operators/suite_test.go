@@ -28,9 +28,9 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/caldera-sh/caldera/controllers"
+	"github.com/caldera-sh/caldera/internal/testing/caldera"
 	"github.com/caldera-sh/caldera/internal/testing/framework"
 	"github.com/caldera-sh/caldera/scheduler"
 )
@@ -71,16 +71,7 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	Expect(fw.WaitForNodesReady(ctx, nodes...)).To(Succeed())
 
 	// What cmd/manager runs: the controllers and the scheduler, serving schedulerName "volcano".
-	stopCaldera, err = fw.StartManager(ctx, func(mgr ctrl.Manager) error {
-		if err := controllers.Setup(mgr, controllers.Options{}); err != nil {
-			return err
-		}
-		s, err := scheduler.New(mgr, scheduler.Options{WaitForPodGroups: true})
-		if err != nil {
-			return err
-		}
-		return mgr.Add(s)
-	})
+	stopCaldera, err = fw.StartManager(ctx, caldera.Setup(controllers.Options{}, scheduler.Options{}))
 	Expect(err).NotTo(HaveOccurred())
 
 	kubeconfig := filepath.Join(suiteDir, "operators.kubeconfig")

@@ -24,11 +24,11 @@ import (
 	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/rand"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
 	"github.com/caldera-sh/caldera/controllers"
+	"github.com/caldera-sh/caldera/internal/testing/caldera"
 	"github.com/caldera-sh/caldera/internal/testing/framework"
 	"github.com/caldera-sh/caldera/scheduler"
 )
@@ -49,16 +49,7 @@ var _ = Describe("vcctl job why", Label("vcctl"), func() {
 			Expect(client.IgnoreNotFound(fw.Client.Delete(ctx, q))).To(Succeed())
 		})
 
-		stop, err := fw.StartManager(ctx, func(mgr ctrl.Manager) error {
-			if err := controllers.Setup(mgr, controllers.Options{SchedulerNames: []string{"volcano"}}); err != nil {
-				return err
-			}
-			s, err := scheduler.New(mgr, scheduler.Options{SchedulerNames: []string{"volcano"}, WaitForPodGroups: true})
-			if err != nil {
-				return err
-			}
-			return mgr.Add(s)
-		})
+		stop, err := fw.StartManager(ctx, caldera.Setup(controllers.Options{SchedulerNames: []string{"volcano"}}, scheduler.Options{SchedulerNames: []string{"volcano"}}))
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(func() { Expect(stop()).To(Succeed()) })
 	})
