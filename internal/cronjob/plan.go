@@ -173,8 +173,8 @@ func SortedOldestFirst(jobs []*batchv1alpha1.Job) []*batchv1alpha1.Job {
 	return out
 }
 
-// NewJob is the run of cj for a schedule time: named JobName, with the template's labels and
-// annotations, the volcano.sh/cronjob-scheduled-timestamp annotation (the schedule time in
+// NewJob is the run of cj for a schedule time: named JobName, with the template's labels,
+// annotations and finalizers, the volcano.sh/cronjob-scheduled-timestamp annotation (the schedule time in
 // loc, RFC 3339), the template's spec, and cj as its controller.
 func NewJob(cj *batchv1alpha1.CronJob, scheduled time.Time, loc *time.Location) *batchv1alpha1.Job {
 	tmpl := &cj.Spec.JobTemplate
@@ -190,6 +190,7 @@ func NewJob(cj *batchv1alpha1.CronJob, scheduled time.Time, loc *time.Location) 
 			Namespace:   cj.Namespace,
 			Labels:      maps.Clone(tmpl.Labels),
 			Annotations: annotations,
+			Finalizers:  slices.Clone(tmpl.Finalizers),
 			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(cj,
 				batchv1alpha1.GroupVersion.WithKind("CronJob"))},
 		},

@@ -275,6 +275,7 @@ func TestPlan(t *testing.T) {
 
 func TestNewJob(t *testing.T) {
 	cj := makeCron("0 9 * * *", batchv1alpha1.AllowConcurrent)
+	cj.Spec.JobTemplate.Finalizers = []string{"example.com/keep"}
 	tokyo, err := time.LoadLocation("Asia/Tokyo")
 	if err != nil {
 		t.Skipf("no time zone database: %v", err)
@@ -291,6 +292,7 @@ func TestNewJob(t *testing.T) {
 				"note":                                   "x",
 				"volcano.sh/cronjob-scheduled-timestamp": "2026-03-03T09:00:00+09:00",
 			},
+			Finalizers: []string{"example.com/keep"},
 			OwnerReferences: []metav1.OwnerReference{{
 				APIVersion: "batch.volcano.sh/v1alpha1", Kind: "CronJob", Name: "nightly", UID: "cj-uid",
 				Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true),

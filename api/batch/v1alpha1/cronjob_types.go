@@ -146,8 +146,10 @@ type CronJobSpec struct {
 }
 
 // JobTemplateSpec is the Job a CronJob creates at each schedule time.
+// +kubebuilder:validation:XValidation:rule="!has(self.metadata) || !has(self.metadata.name)",message="jobTemplate.metadata.name is not used: each run is named <cronjob>-<schedule time in minutes>; remove it",fieldPath=".metadata.name"
+// +kubebuilder:validation:XValidation:rule="!has(self.metadata) || !has(self.metadata.namespace)",message="jobTemplate.metadata.namespace is not used: runs are made in the CronJob's namespace; remove it",fieldPath=".metadata.namespace"
 type JobTemplateSpec struct {
-	// metadata holds the labels and annotations copied to each run.
+	// metadata holds the labels, annotations and finalizers copied to each run.
 	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
