@@ -18,10 +18,14 @@ package scheduler
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
 	"strings"
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -75,23 +79,38 @@ func (q *fifo[T]) close() {
 	q.cond.Broadcast()
 }
 
-// podWork is a bind or an eviction for the workers.
+// fieldOwner is the field manager the scheduler writes pods' status under.
+const fieldOwner = EventSource
+
+// podWorkKind says what a podWork asks of the workers.
+type podWorkKind int
+
+const (
+	// workBind binds the pod to node.
+	workBind podWorkKind = iota
+	// workEvict evicts the pod, for reason.
+	workEvict
+	// workNominate writes node as the pod's status.nominatedNodeName.
+	workNominate
+)
+
+// podWork is a bind, an eviction or a nomination for the workers.
 type podWork struct {
+	kind      podWorkKind
 	uid       types.UID
 	namespace string
 	name      string
 	node      string
 	pod       *corev1.Pod
-	evict     bool
 	reason    string
 }
 
 func bindWork(t *api.TaskInfo) podWork {
-	return podWork{uid: t.UID, namespace: t.Namespace, name: t.Name, node: t.NodeName, pod: t.Pod}
+	return podWork{kind: workBind, uid: t.UID, namespace: t.Namespace, name: t.Name, node: t.NodeName, pod: t.Pod}
 }
 
-// runPodWorkers starts n workers on the scheduler's bind and eviction queue; they stop when the
-// queue is closed.
+// runPodWorkers starts n workers on the scheduler's queue of binds, evictions and nominations;
+// they stop when the queue is closed.
 func (s *Scheduler) runPodWorkers(ctx context.Context, n int, wg *sync.WaitGroup) {
 	for i := 0; i < n; i++ {
 		wg.Add(1)
@@ -102,9 +121,12 @@ func (s *Scheduler) runPodWorkers(ctx context.Context, n int, wg *sync.WaitGroup
 				if !ok {
 					return
 				}
-				if w.evict {
+				switch w.kind {
+				case workEvict:
 					s.evict(ctx, w)
-				} else {
+				case workNominate:
+					s.nominate(ctx, w)
+				default:
 					s.bind(ctx, w)
 				}
 			}
@@ -166,19 +188,155 @@ func refusedForGood(err error) bool {
 	return strings.Contains(err.Error(), "schedulingGates") || strings.Contains(err.Error(), "already assigned")
 }
 
-// evict deletes a victim pod (guarded by its UID) and records why on the pod.
+// evict evicts a victim pod through the Eviction API, so that the PodDisruptionBudgets covering
+// it are honoured. As kube-scheduler does with its victims, it first gives the pod the
+// DisruptionTarget condition (reason PreemptionByScheduler, the session's reason as message);
+// then it creates an Eviction guarded by the pod's UID. A pod already gone is done. An eviction
+// its PodDisruptionBudgets refuse (see refusedByBudget) is forgotten, the condition is set back
+// to False (the Job controller and Jobs' pod failure policies read a True one as a disruption),
+// and a Warning event gives the API server's words; the next cycle plans again. Any other
+// failure is forgotten and logged.
+//
+// The API server words the condition of a pod it evicts its own way (reason
+// EvictionByEvictionAPI); the Preempted event keeps the session's reason.
 func (s *Scheduler) evict(ctx context.Context, w podWork) {
-	uid := w.uid
-	err := s.kube.CoreV1().Pods(w.namespace).Delete(ctx, w.name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
-	if err != nil && !apierrors.IsNotFound(err) {
+	pod := w.namespace + "/" + w.name
+	if err := s.markDisruptionTarget(ctx, w, corev1.ConditionTrue, corev1.PodReasonPreemptionByScheduler, w.reason); err != nil {
+		if apierrors.IsNotFound(err) {
+			return
+		}
 		s.cache.ForgetEvicting(w.uid)
 		if ctx.Err() == nil {
-			s.log.Error(err, "evicting a pod failed", "pod", w.namespace+"/"+w.name)
+			s.log.Error(err, "marking a victim pod as a disruption target failed; it is not evicted", "pod", pod)
 		}
 		return
 	}
+	uid := w.uid
+	err := s.kube.PolicyV1().Evictions(w.namespace).Evict(ctx, &policyv1.Eviction{
+		ObjectMeta:    metav1.ObjectMeta{Namespace: w.namespace, Name: w.name},
+		DeleteOptions: &metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}},
+	})
+	switch {
+	case err == nil:
+		if w.pod != nil {
+			s.recorder.Eventf(w.pod, nil, corev1.EventTypeNormal, "Preempted", "Preempting", "%s", w.reason)
+		}
+	case apierrors.IsNotFound(err):
+	case refusedByBudget(err):
+		s.cache.ForgetEvicting(w.uid)
+		words := apiServerWords(err)
+		s.log.Info("the API server refused an eviction; the next cycle plans again", "pod", pod, "refusal", words)
+		if err := s.markDisruptionTarget(ctx, w, corev1.ConditionFalse, "EvictionRefused", words); err != nil && !apierrors.IsNotFound(err) && ctx.Err() == nil {
+			s.log.Error(err, "setting a pod's DisruptionTarget condition back to False failed", "pod", pod)
+		}
+		if w.pod != nil {
+			s.recorder.Eventf(w.pod, nil, corev1.EventTypeWarning, "EvictionRefused", "Preempting", "%s (it was to be evicted: %s)", words, w.reason)
+		}
+	default:
+		s.cache.ForgetEvicting(w.uid)
+		if ctx.Err() == nil {
+			s.log.Error(err, "evicting a pod failed", "pod", pod)
+		}
+	}
+}
+
+// markDisruptionTarget writes a pod's DisruptionTarget condition through the status subresource
+// (a strategic merge patch: conditions merge by type) unless the pod, as the session saw it,
+// already says so. The patch names the pod's UID, so a pod of the same name made since is not
+// written.
+func (s *Scheduler) markDisruptionTarget(ctx context.Context, w podWork, status corev1.ConditionStatus, reason, message string) error {
+	cond := corev1.PodCondition{Type: corev1.DisruptionTarget, Status: status, Reason: reason, Message: message,
+		LastTransitionTime: metav1.NewTime(s.clock.Now())}
 	if w.pod != nil {
-		s.recorder.Eventf(w.pod, nil, corev1.EventTypeNormal, "Evicted", "Preempting", "%s", w.reason)
+		for _, c := range w.pod.Status.Conditions {
+			if c.Type == cond.Type && c.Status == cond.Status && c.Reason == cond.Reason && c.Message == cond.Message {
+				return nil
+			}
+		}
+	}
+	body, err := json.Marshal(map[string]any{
+		"metadata": map[string]any{"uid": w.uid},
+		"status":   map[string]any{"conditions": []corev1.PodCondition{cond}},
+	})
+	if err != nil {
+		return err
+	}
+	_, err = s.kube.CoreV1().Pods(w.namespace).Patch(ctx, w.name, types.StrategicMergePatchType, body, metav1.PatchOptions{FieldManager: fieldOwner}, "status")
+	return err
+}
+
+// refusedByBudget reports whether the API server refused an eviction for the pod's
+// PodDisruptionBudgets: none has a disruption to spare (429), a budget is in a state that allows
+// none (403 about the budget), or more than one budget covers the pod (a 500 the Eviction API
+// gives since it does not support that). In every case the pod was left alone.
+func refusedByBudget(err error) bool {
+	if apierrors.IsTooManyRequests(err) {
+		return true
+	}
+	var st apierrors.APIStatus
+	if !errors.As(err, &st) {
+		return false
+	}
+	status := st.Status()
+	if apierrors.IsForbidden(err) {
+		return status.Details != nil && status.Details.Group == "policy" && status.Details.Kind == "poddisruptionbudget"
+	}
+	return status.Code == http.StatusInternalServerError && strings.Contains(status.Message, "more than one PodDisruptionBudget")
+}
+
+// apiServerWords returns what the API server said in refusing a request: its message and the
+// causes it gave (for an eviction, which budget refused and why).
+func apiServerWords(err error) string {
+	words := err.Error()
+	var st apierrors.APIStatus
+	if errors.As(err, &st) && st.Status().Details != nil {
+		for _, c := range st.Status().Details.Causes {
+			if c.Message != "" {
+				words += " " + c.Message
+			}
+		}
+	}
+	return words
+}
+
+// nominate writes the node promised to a pending pod as its status.nominatedNodeName, which
+// autoscalers and kube-scheduler read, and which a restarted scheduler takes back as its promise.
+// The patch is guarded by the resourceVersion the promise was made over; when the pod has changed
+// since, it is read again and written only if it is still the same, unbound pod.
+func (s *Scheduler) nominate(ctx context.Context, w podWork) {
+	rv := ""
+	if w.pod != nil {
+		rv = w.pod.ResourceVersion
+	}
+	pods := s.kube.CoreV1().Pods(w.namespace)
+	for attempt := 0; attempt < 3; attempt++ {
+		meta := map[string]any{"uid": w.uid}
+		if rv != "" {
+			meta["resourceVersion"] = rv
+		}
+		body, err := json.Marshal(map[string]any{"metadata": meta, "status": map[string]any{"nominatedNodeName": w.node}})
+		if err != nil {
+			return
+		}
+		_, err = pods.Patch(ctx, w.name, types.StrategicMergePatchType, body, metav1.PatchOptions{FieldManager: fieldOwner}, "status")
+		switch {
+		case err == nil, apierrors.IsNotFound(err), ctx.Err() != nil:
+			return
+		case !apierrors.IsConflict(err):
+			s.log.Error(err, "writing a pod's nominated node failed", "pod", w.namespace+"/"+w.name, "node", w.node)
+			return
+		}
+		cur, err := pods.Get(ctx, w.name, metav1.GetOptions{})
+		if err != nil {
+			if !apierrors.IsNotFound(err) && ctx.Err() == nil {
+				s.log.Error(err, "reading a pod to write its nominated node failed", "pod", w.namespace+"/"+w.name, "node", w.node)
+			}
+			return
+		}
+		if cur.UID != w.uid || cur.Spec.NodeName != "" || cur.DeletionTimestamp != nil || cur.Status.NominatedNodeName == w.node {
+			return
+		}
+		rv = cur.ResourceVersion
 	}
 }
 
@@ -201,10 +359,16 @@ func (s *Scheduler) Bind(tasks []*api.TaskInfo) {
 func (s *Scheduler) Evict(t *api.TaskInfo, reason string) {
 	s.cache.MarkEvicting(t.UID)
 	s.cycleEvictions++
-	s.podQueue.push(podWork{uid: t.UID, namespace: t.Namespace, name: t.Name, pod: t.Pod, evict: true, reason: reason})
+	s.podQueue.push(podWork{kind: workEvict, uid: t.UID, namespace: t.Namespace, name: t.Name, pod: t.Pod, reason: reason})
 }
 
-// Nominate promises a node to a pending task (part of framework.Dispatcher).
+// Nominate promises a node to a pending task (part of framework.Dispatcher): the cache keeps the
+// promise, and the workers write it on the pod (status.nominatedNodeName) unless the pod says so
+// already.
 func (s *Scheduler) Nominate(t *api.TaskInfo, node string) {
 	s.cache.Nominate(t.UID, node)
+	if t.Pod != nil && t.Pod.Status.NominatedNodeName == node {
+		return
+	}
+	s.podQueue.push(podWork{kind: workNominate, uid: t.UID, namespace: t.Namespace, name: t.Name, node: node, pod: t.Pod})
 }

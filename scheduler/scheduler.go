@@ -25,7 +25,8 @@ limitations under the License.
 //  2. open the session: the configured plugins register their callbacks;
 //  3. run the configured actions in order (enqueue admits PodGroups; allocate, backfill,
 //     preempt and reclaim place gangs and pick victims); every committed placement or eviction
-//     goes at once to the pool of bind workers, which binds through pods/binding;
+//     goes at once to the pool of bind workers, which binds through pods/binding, evicts through
+//     the Eviction API and writes the nodes promised to pending pods (status.nominatedNodeName);
 //  4. close the session: plugins conclude (the gang plugin words why a gang is unschedulable);
 //  5. work out the PodGroup statuses of the jobs that changed or were worked on, remember the
 //     decided phases in the cache, and hand the statuses that differ to the status workers;
@@ -49,6 +50,7 @@ import (
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -73,9 +75,11 @@ import (
 	"github.com/caldera-sh/caldera/scheduler/status"
 )
 
-// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;delete
+// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=pods/binding,verbs=create
+// +kubebuilder:rbac:groups="",resources=pods/eviction,verbs=create
 // +kubebuilder:rbac:groups="",resources=pods/status,verbs=patch
+// +kubebuilder:rbac:groups=policy,resources=poddisruptionbudgets,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch;update
@@ -134,7 +138,8 @@ var _ manager.LeaderElectionRunnable = &Scheduler{}
 var _ framework.Dispatcher = &Scheduler{}
 
 // New builds the scheduler on the manager: it registers its event handlers on the manager's
-// informers (pods, nodes, PodGroups, Queues, PriorityClasses). Add it with mgr.Add.
+// informers (pods, nodes, PodGroups, Queues, PriorityClasses, PodDisruptionBudgets). Add it with
+// mgr.Add.
 func New(mgr manager.Manager, opts Options) (*Scheduler, error) {
 	if err := opts.setDefaults(); err != nil {
 		return nil, fmt.Errorf("scheduler options: %w", err)
@@ -178,6 +183,7 @@ func New(mgr manager.Manager, opts Options) (*Scheduler, error) {
 		{&schedulingv1beta1.PodGroup{}, s.cache.PodGroupHandler()},
 		{&schedulingv1beta1.Queue{}, s.cache.QueueHandler()},
 		{&schedulingv1.PriorityClass{}, s.cache.PriorityClassHandler()},
+		{&policyv1.PodDisruptionBudget{}, s.cache.PodDisruptionBudgetHandler()},
 	} {
 		inf, err := s.mgrCache.GetInformer(ctx, w.obj, crcache.BlockUntilSynced(false))
 		if err != nil {

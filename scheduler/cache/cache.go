@@ -15,11 +15,11 @@ limitations under the License.
 */
 
 // Package cache is the scheduler's incremental view of the cluster, fed by informer events:
-// nodes, pods, PodGroups, Queues and PriorityClasses become NodeInfos, JobInfos and QueueInfos,
-// kept up to date one event at a time. It remembers what changed since the last snapshot update
-// so that UpdateSnapshot copies only that. It also holds what the scheduler has decided but the
-// API server has not yet shown: binds in flight, evictions in flight, PodGroup phases not yet
-// written and nominated nodes.
+// nodes, pods, PodGroups, Queues, PriorityClasses and PodDisruptionBudgets become NodeInfos,
+// JobInfos, QueueInfos and BudgetInfos, kept up to date one event at a time. It remembers what
+// changed since the last snapshot update so that UpdateSnapshot copies only that. It also holds
+// what the scheduler has decided but the API server has not yet shown: binds in flight,
+// evictions in flight, PodGroup phases not yet written and nominated nodes.
 package cache
 
 import (
@@ -28,8 +28,10 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	toolscache "k8s.io/client-go/tools/cache"
 
@@ -42,6 +44,13 @@ import (
 type assumedPhase struct {
 	podGroupUID types.UID
 	phase       schedulingv1beta1.PodGroupPhase
+}
+
+// budget is a PodDisruptionBudget as the cache keeps it: what the snapshot reads, and the
+// selector it was read from, to tell a change that matters from a status write that does not.
+type budget struct {
+	info     *api.BudgetInfo
+	selector *metav1.LabelSelector
 }
 
 // Cache is the scheduler's view of the cluster. All methods are safe for concurrent use.
@@ -64,6 +73,9 @@ type Cache struct {
 	priorityClasses map[string]int32
 	defaultClass    string
 
+	// budgets holds the PodDisruptionBudgets by namespace/name.
+	budgets map[string]*budget
+
 	assumed      map[types.UID]string
 	evicting     map[types.UID]bool
 	nominated    map[types.UID]string
@@ -75,6 +87,8 @@ type Cache struct {
 	dirtyNodes  map[string]struct{}
 	dirtyJobs   map[api.JobID]struct{}
 	dirtyQueues map[string]struct{}
+	// dirtyBudgets holds the keys (namespace/name) of the budgets changed since the last update.
+	dirtyBudgets map[string]struct{}
 
 	notify chan struct{}
 	// capacityEpoch counts the changes that may give room to jobs that did not fit: a pod leaving
@@ -99,6 +113,7 @@ func New(schedulerNames []string, defaultQueue string) *Cache {
 		podJob:          map[types.UID]api.JobID{},
 		podNode:         map[types.UID]string{},
 		priorityClasses: map[string]int32{},
+		budgets:         map[string]*budget{},
 		assumed:         map[types.UID]string{},
 		evicting:        map[types.UID]bool{},
 		nominated:       map[types.UID]string{},
@@ -107,6 +122,7 @@ func New(schedulerNames []string, defaultQueue string) *Cache {
 		dirtyNodes:      map[string]struct{}{},
 		dirtyJobs:       map[api.JobID]struct{}{},
 		dirtyQueues:     map[string]struct{}{},
+		dirtyBudgets:    map[string]struct{}{},
 		notify:          make(chan struct{}, 1),
 	}
 }
@@ -123,7 +139,8 @@ func (c *Cache) kick() {
 }
 
 // CapacityEpoch returns a counter that grows whenever room may have been freed: a pod left a node,
-// a node was added or changed, a queue changed.
+// a node was added or changed, a queue changed, a PodDisruptionBudget allows more disruptions
+// (or covers other pods) or is gone.
 func (c *Cache) CapacityEpoch() uint64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -140,8 +157,8 @@ func (c *Cache) WaitForPodGroups() { c.waitForGroups = true }
 // Ours reports whether the scheduler serves a pod.
 func (c *Cache) Ours(pod *corev1.Pod) bool { return c.schedulerNames[pod.Spec.SchedulerName] }
 
-// UpdateSnapshot brings s up to date: every node, job and queue that changed in the cache since
-// the last update, or that the last cycle touched, is copied in (or removed).
+// UpdateSnapshot brings s up to date: every node, job, queue and PodDisruptionBudget that changed
+// in the cache since the last update, or that the last cycle touched, is copied in (or removed).
 func (c *Cache) UpdateSnapshot(s *snapshot.Snapshot) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -176,9 +193,17 @@ func (c *Cache) UpdateSnapshot(s *snapshot.Snapshot) {
 			s.RemoveQueue(name)
 		}
 	}
+	for key := range c.dirtyBudgets {
+		if b, ok := c.budgets[key]; ok {
+			s.SetBudget(b.info)
+		} else {
+			s.RemoveBudget(key)
+		}
+	}
 	clear(c.dirtyNodes)
 	clear(c.dirtyJobs)
 	clear(c.dirtyQueues)
+	clear(c.dirtyBudgets)
 	s.EndUpdate()
 }
 
@@ -329,6 +354,45 @@ func (c *Cache) priorityOfLocked(class string) int32 {
 		return c.priorityClasses[c.defaultClass]
 	}
 	return 0
+}
+
+// ---- PodDisruptionBudgets ----
+
+// AddPodDisruptionBudget records a PodDisruptionBudget (add or update). Only a change of its
+// selector or of the disruptions it allows counts: the disruption controller rewrites the other
+// numbers of its status whenever a covered pod changes. A budget that allows more than before
+// (or covers other pods) may let through a preemption it stopped, so the scheduler is woken;
+// a new one, or one that allows less, needs no new cycle.
+func (c *Cache) AddPodDisruptionBudget(pdb *policyv1.PodDisruptionBudget) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	key := pdb.Namespace + "/" + pdb.Name
+	info := api.NewBudgetInfo(pdb)
+	old, had := c.budgets[key]
+	sameSelector := had && equality.Semantic.DeepEqual(old.selector, pdb.Spec.Selector)
+	if sameSelector && old.info.Allowed == info.Allowed {
+		return
+	}
+	c.budgets[key] = &budget{info: info, selector: pdb.Spec.Selector}
+	c.dirtyBudgets[key] = struct{}{}
+	if had && (!sameSelector || info.Allowed > old.info.Allowed) {
+		c.capacityEpoch++
+		c.kick()
+	}
+}
+
+// DeletePodDisruptionBudget forgets a PodDisruptionBudget.
+func (c *Cache) DeletePodDisruptionBudget(namespace, name string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	key := namespace + "/" + name
+	if _, ok := c.budgets[key]; !ok {
+		return
+	}
+	delete(c.budgets, key)
+	c.dirtyBudgets[key] = struct{}{}
+	c.capacityEpoch++
+	c.kick()
 }
 
 // ---- PodGroups ----
@@ -552,7 +616,16 @@ func (c *Cache) addPodLocked(pod *corev1.Pod, prev *api.TaskInfo) bool {
 		if status == api.Pending {
 			t.EnsurePredicateKey()
 		}
-		t.NominatedNode = c.nominated[pod.UID]
+		if status == api.Pending {
+			// The node promised by this scheduler or, after a restart, the promise it wrote
+			// on the pod. Only a pending task is placed, so only its promise counts.
+			t.NominatedNode = c.nominated[pod.UID]
+			if t.NominatedNode == "" {
+				t.NominatedNode = pod.Status.NominatedNodeName
+			}
+		} else {
+			delete(c.nominated, pod.UID)
+		}
 		resreq = t.Resreq
 		j, ok := c.jobs[id]
 		if !ok {
@@ -872,6 +945,25 @@ func (c *Cache) QueueHandler() toolscache.ResourceEventHandler {
 func (c *Cache) onQueue(obj any) {
 	if q, ok := obj.(*schedulingv1beta1.Queue); ok {
 		c.AddQueue(q)
+	}
+}
+
+// PodDisruptionBudgetHandler returns the informer event handler for PodDisruptionBudgets.
+func (c *Cache) PodDisruptionBudgetHandler() toolscache.ResourceEventHandler {
+	return toolscache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { c.onPodDisruptionBudget(obj) },
+		UpdateFunc: func(_, obj any) { c.onPodDisruptionBudget(obj) },
+		DeleteFunc: func(obj any) {
+			if pdb, ok := unwrap(obj).(*policyv1.PodDisruptionBudget); ok {
+				c.DeletePodDisruptionBudget(pdb.Namespace, pdb.Name)
+			}
+		},
+	}
+}
+
+func (c *Cache) onPodDisruptionBudget(obj any) {
+	if pdb, ok := obj.(*policyv1.PodDisruptionBudget); ok {
+		c.AddPodDisruptionBudget(pdb)
 	}
 }
 

@@ -22,6 +22,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	toolscache "k8s.io/client-go/tools/cache"
 
 	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
 	"github.com/caldera-sh/caldera/scheduler/api"
@@ -458,5 +459,124 @@ func TestWaitForPodGroupsLeavesUngroupedPodsToTheController(t *testing.T) {
 	c.UpdateSnapshot(s)
 	if j := s.Jobs["ns/podgroup-x"]; j == nil || len(j.Tasks) != 1 {
 		t.Fatalf("job ns/podgroup-x = %v, want the pod once it names its group", j)
+	}
+}
+
+func TestPodDisruptionBudgetsReachTheSnapshot(t *testing.T) {
+	web := st.MakePod("ns", "web-0").Label("app", "web").Node("n1").Phase(corev1.PodRunning).Obj()
+	c := st.NewCache(t, st.MakeNode("n1", "4", "8Gi").Obj(), web)
+	s := snapshot.New()
+	c.UpdateSnapshot(s)
+	drain := func() bool {
+		select {
+		case <-c.Notify():
+			return true
+		default:
+			return false
+		}
+	}
+	drain()
+	type result struct {
+		Budgets []api.Budget
+		Changed bool
+		Woken   bool
+		Epoch   bool
+	}
+	steps := []struct {
+		name string
+		do   func()
+		want result
+	}{
+		{name: "added", do: func() { c.AddPodDisruptionBudget(st.MakePDB("ns", "web", 1).Selector("app", "web").Obj()) },
+			want: result{Budgets: []api.Budget{{Key: "ns/web", Allowed: 1}}, Changed: true}},
+		{name: "a status write that does not change what it allows", do: func() {
+			b := st.MakePDB("ns", "web", 1).Selector("app", "web").Obj()
+			b.Status.CurrentHealthy = 3
+			c.AddPodDisruptionBudget(b)
+		}, want: result{Budgets: []api.Budget{{Key: "ns/web", Allowed: 1}}}},
+		{name: "allows less", do: func() { c.AddPodDisruptionBudget(st.MakePDB("ns", "web", 0).Selector("app", "web").Obj()) },
+			want: result{Budgets: []api.Budget{{Key: "ns/web", Allowed: 0}}, Changed: true}},
+		{name: "allows more", do: func() { c.AddPodDisruptionBudget(st.MakePDB("ns", "web", 2).Selector("app", "web").Obj()) },
+			want: result{Budgets: []api.Budget{{Key: "ns/web", Allowed: 2}}, Changed: true, Woken: true, Epoch: true}},
+		{name: "selects other pods", do: func() { c.AddPodDisruptionBudget(st.MakePDB("ns", "web", 2).Selector("app", "db").Obj()) },
+			want: result{Changed: true, Woken: true, Epoch: true}},
+		{name: "selects every pod, a second one added", do: func() {
+			c.AddPodDisruptionBudget(st.MakePDB("ns", "web", 2).Selector().Obj())
+			c.AddPodDisruptionBudget(st.MakePDB("ns", "all", 1).Selector().Obj())
+		}, want: result{Budgets: []api.Budget{{Key: "ns/all", Allowed: 1}, {Key: "ns/web", Allowed: 2}}, Changed: true, Woken: true, Epoch: true}},
+		{name: "deleted", do: func() { c.DeletePodDisruptionBudget("ns", "web") },
+			want: result{Budgets: []api.Budget{{Key: "ns/all", Allowed: 1}}, Changed: true, Woken: true, Epoch: true}},
+		{name: "deleted through the informer's handler", do: func() {
+			c.PodDisruptionBudgetHandler().OnDelete(toolscache.DeletedFinalStateUnknown{Key: "ns/all", Obj: st.MakePDB("ns", "all", 1).Obj()})
+		}, want: result{Changed: true, Woken: true, Epoch: true}},
+		{name: "deleting one not known", do: func() { c.DeletePodDisruptionBudget("ns", "web") }},
+	}
+	for _, step := range steps {
+		epoch := c.CapacityEpoch()
+		step.do()
+		got := result{Woken: drain(), Epoch: c.CapacityEpoch() != epoch}
+		c.UpdateSnapshot(s)
+		got.Budgets, got.Changed = s.Budgets(web), s.BudgetsChanged
+		if diff := cmp.Diff(step.want, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", step.name, diff)
+		}
+	}
+}
+
+func TestNominatedNode(t *testing.T) {
+	nominatedOnPod := func(p *corev1.Pod) *corev1.Pod {
+		p.Status.NominatedNodeName = "n2"
+		return p
+	}
+	cases := map[string]struct {
+		pod      *corev1.Pod
+		nominate string
+		want     string
+	}{
+		"promised by this scheduler": {
+			pod: st.MakePod("ns", "p").Obj(), nominate: "n1", want: "n1",
+		},
+		"written on the pod by an earlier run": {
+			pod: nominatedOnPod(st.MakePod("ns", "p").Obj()), want: "n2",
+		},
+		"this scheduler's promise comes first": {
+			pod: nominatedOnPod(st.MakePod("ns", "p").Obj()), nominate: "n1", want: "n1",
+		},
+		"a bound pod has none": {
+			pod: nominatedOnPod(st.MakePod("ns", "p").Node("n2").Obj()), nominate: "n1",
+		},
+		"a running pod has none": {
+			pod: nominatedOnPod(st.MakePod("ns", "p").Node("n2").Phase(corev1.PodRunning).Obj()),
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c := st.NewCache(t, st.MakeNode("n1", "4", "8Gi").Obj(), st.MakeNode("n2", "4", "8Gi").Obj(), tc.pod)
+			if tc.nominate != "" {
+				c.Nominate(tc.pod.UID, tc.nominate)
+			}
+			s := snapshot.New()
+			c.UpdateSnapshot(s)
+			if got := s.Jobs[cache.JobIDOf(tc.pod)].Tasks[tc.pod.UID].NominatedNode; got != tc.want {
+				t.Errorf("NominatedNode = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestNominationEndsWithTheBind(t *testing.T) {
+	p := st.MakePod("ns", "p").Req("1", "").Obj()
+	c := st.NewCache(t, st.MakeNode("n1", "4", "8Gi").Obj(), p)
+	s := snapshot.New()
+	c.Nominate(p.UID, "n1")
+	c.UpdateSnapshot(s)
+	task := s.Jobs[cache.JobIDOf(p)].Tasks[p.UID].Clone()
+	task.NodeName = "n1"
+	c.Assume([]*api.TaskInfo{task})
+	// The bind fails: the task is pending again, and the promise is not kept for it.
+	c.ForgetBind(p.UID)
+	c.UpdateSnapshot(s)
+	if got := s.Jobs[cache.JobIDOf(p)].Tasks[p.UID]; got.Status != api.Pending || got.NominatedNode != "" {
+		t.Errorf("after a failed bind: status %v, nominated %q; want Pending and none", got.Status, got.NominatedNode)
 	}
 }

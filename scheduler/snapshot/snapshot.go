@@ -14,15 +14,19 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package snapshot is what a scheduling cycle works from: private copies of the nodes, jobs and
-// queues, kept from cycle to cycle and brought up to date with only what changed (in the cache,
-// or by the previous cycle's own tentative changes), together with sums kept up to date the
-// same way: per-queue usage and PodGroup counts, cluster totals and the set of jobs that need
-// attention. Updating costs O(what changed), not O(cluster).
+// Package snapshot is what a scheduling cycle works from: private copies of the nodes, jobs,
+// queues and PodDisruptionBudgets, kept from cycle to cycle and brought up to date with only what
+// changed (in the cache, or by the previous cycle's own tentative changes), together with sums
+// kept up to date the same way: per-queue usage and PodGroup counts, cluster totals and the set
+// of jobs that need attention. Updating costs O(what changed), not O(cluster).
 package snapshot
 
 import (
 	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
 
 	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
 	"github.com/caldera-sh/caldera/scheduler/api"
@@ -104,8 +108,14 @@ type Snapshot struct {
 	ChangedQueues map[string]struct{}
 	// NodesChanged is true when the last update replaced, added or removed a node.
 	NodesChanged bool
+	// BudgetsChanged is true when the last update replaced, added or removed a
+	// PodDisruptionBudget.
+	BudgetsChanged bool
 	// Generation counts updates.
 	Generation uint64
+	// RoomNotes say, per job for which preempt or reclaim evicted pods, what it waits for while
+	// the victims go; they outlive the cycle that decided, until the job no longer waits.
+	RoomNotes map[api.JobID]string
 
 	nodeIndex     map[string]int
 	listDirty     bool
@@ -114,6 +124,8 @@ type Snapshot struct {
 	touchedJobs   map[api.JobID]struct{}
 	touchedNodes  map[string]struct{}
 	updateRunning bool
+	// budgets holds the PodDisruptionBudgets by namespace, each namespace's in Key order.
+	budgets map[string][]*api.BudgetInfo
 }
 
 // New returns an empty snapshot.
@@ -132,6 +144,8 @@ func New() *Snapshot {
 		nodeContrib:   map[string]*nodeContribution{},
 		touchedJobs:   map[api.JobID]struct{}{},
 		touchedNodes:  map[string]struct{}{},
+		budgets:       map[string][]*api.BudgetInfo{},
+		RoomNotes:     map[api.JobID]string{},
 	}
 }
 
@@ -158,6 +172,7 @@ func (s *Snapshot) BeginUpdate() (touchedJobs map[api.JobID]struct{}, touchedNod
 	clear(s.Updated)
 	clear(s.ChangedQueues)
 	s.NodesChanged = false
+	s.BudgetsChanged = false
 	touchedJobs, touchedNodes = s.touchedJobs, s.touchedNodes
 	s.touchedJobs, s.touchedNodes = map[api.JobID]struct{}{}, map[string]struct{}{}
 	return touchedJobs, touchedNodes
@@ -273,6 +288,64 @@ func (s *Snapshot) RemoveQueue(name string) {
 	}
 }
 
+// SetBudget puts a PodDisruptionBudget in the snapshot, replacing an older one of the same Key.
+// The snapshot keeps b; it must not be changed afterwards.
+func (s *Snapshot) SetBudget(b *api.BudgetInfo) {
+	s.BudgetsChanged = true
+	list := s.budgets[b.Namespace]
+	i := sort.Search(len(list), func(i int) bool { return list[i].Key >= b.Key })
+	if i < len(list) && list[i].Key == b.Key {
+		list[i] = b
+		return
+	}
+	list = append(list, nil)
+	copy(list[i+1:], list[i:])
+	list[i] = b
+	s.budgets[b.Namespace] = list
+}
+
+// RemoveBudget takes the PodDisruptionBudget with key namespace/name out of the snapshot.
+func (s *Snapshot) RemoveBudget(key string) {
+	namespace, _, _ := strings.Cut(key, "/")
+	list := s.budgets[namespace]
+	i := sort.Search(len(list), func(i int) bool { return list[i].Key >= key })
+	if i == len(list) || list[i].Key != key {
+		return
+	}
+	s.BudgetsChanged = true
+	if len(list) == 1 {
+		delete(s.budgets, namespace)
+		return
+	}
+	s.budgets[namespace] = append(list[:i], list[i+1:]...)
+}
+
+// Budgets returns the PodDisruptionBudgets that cover a pod (those of its namespace whose
+// selector matches its labels: an empty selector matches every pod, a missing one none), in Key
+// order, each with the disruptions it still allows; nil when none does. The slice is the
+// caller's: a session may count down Allowed as it picks victims.
+//
+// The Eviction API does not consult budgets for a pod that is Pending, finished or already being
+// deleted, and it refuses (with a server error, not a 429) to evict a pod that more than one
+// budget covers.
+func (s *Snapshot) Budgets(pod *corev1.Pod) []api.Budget {
+	if pod == nil {
+		return nil
+	}
+	list := s.budgets[pod.Namespace]
+	if len(list) == 0 {
+		return nil
+	}
+	var out []api.Budget
+	set := labels.Set(pod.Labels)
+	for _, b := range list {
+		if b.Selector != nil && b.Selector.Matches(set) {
+			out = append(out, api.Budget{Key: b.Key, Allowed: b.Allowed})
+		}
+	}
+	return out
+}
+
 // NeedsAttention reports whether a job has work for the scheduler: a task to place, a PodGroup
 // to admit, or a gang held by scheduling gates to explain.
 func NeedsAttention(j *api.JobInfo) bool {
@@ -287,6 +360,15 @@ func contributionOf(j *api.JobInfo) *jobContribution {
 	c.allocated = j.Allocated.Clone()
 	c.request = j.Allocated.Clone()
 	c.request.Add(&j.PendingRequest)
+	if j.MinResources != nil && (j.Phase == schedulingv1beta1.PodGroupPending || j.Phase == "") {
+		// A PodGroup waiting to be admitted has no pods yet: it asks its queue for its
+		// minResources, so the queue's fair share counts it (and reclaim may act for it).
+		for _, name := range j.MinResources.Names() {
+			if v := j.MinResources.Get(name); c.request.Get(name) < v {
+				c.request.Set(name, v)
+			}
+		}
+	}
 	if j.MinResources != nil {
 		if j.Phase == schedulingv1beta1.PodGroupInqueue {
 			c.inqueue = j.MinResources.Clone()

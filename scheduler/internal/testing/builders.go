@@ -14,8 +14,8 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package testing holds fluent builders of pods, nodes, PodGroups, Queues and PriorityClasses
-// for the scheduler's tests, and a way to turn a set of objects into a snapshot through the real
+// Package testing holds fluent builders of pods, nodes, PodGroups, Queues, PriorityClasses and
+// PodDisruptionBudgets for the scheduler's tests, and a way to turn a set of objects into a snapshot through the real
 // cache.
 package testing
 
@@ -23,6 +23,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -429,6 +430,44 @@ func MakePriorityClass(name string, value int32) *schedulingv1.PriorityClass {
 	return &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: name}, Value: value}
 }
 
+// ---- PodDisruptionBudgets ----
+
+// PDBWrapper builds a PodDisruptionBudget.
+type PDBWrapper struct{ policyv1.PodDisruptionBudget }
+
+// MakePDB starts a PodDisruptionBudget with no selector (it covers no pod) whose status, observed
+// at its generation, allows the given number of disruptions.
+func MakePDB(ns, name string, allowed int32) *PDBWrapper {
+	return &PDBWrapper{policyv1.PodDisruptionBudget{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, UID: uid("pdb", ns, name), Generation: 1},
+		Status:     policyv1.PodDisruptionBudgetStatus{ObservedGeneration: 1, DisruptionsAllowed: allowed},
+	}}
+}
+
+// Obj returns the PodDisruptionBudget.
+func (b *PDBWrapper) Obj() *policyv1.PodDisruptionBudget { return b.PodDisruptionBudget.DeepCopy() }
+
+// Selector selects the pods with the given labels (key, value, key, value...); with none, the
+// selector is empty and covers every pod of the namespace.
+func (b *PDBWrapper) Selector(kv ...string) *PDBWrapper {
+	sel := &metav1.LabelSelector{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		if sel.MatchLabels == nil {
+			sel.MatchLabels = map[string]string{}
+		}
+		sel.MatchLabels[kv[i]] = kv[i+1]
+	}
+	b.Spec.Selector = sel
+	return b
+}
+
+// Generation sets the budget's generation and the one its status observed.
+func (b *PDBWrapper) Generation(spec, observed int64) *PDBWrapper {
+	b.ObjectMeta.Generation = spec
+	b.Status.ObservedGeneration = observed
+	return b
+}
+
 // ---- snapshots ----
 
 // TB is the part of testing.TB the helpers use.
@@ -438,7 +477,7 @@ type TB interface {
 }
 
 // NewCache returns a cache serving SchedulerName with queue "default" as default, fed with objs
-// (pods, nodes, PodGroups, Queues, PriorityClasses) in order.
+// (pods, nodes, PodGroups, Queues, PriorityClasses, PodDisruptionBudgets) in order.
 func NewCache(tb TB, objs ...any) *cache.Cache {
 	tb.Helper()
 	c := cache.New([]string{SchedulerName}, schedulingv1beta1.DefaultQueue)
@@ -454,6 +493,8 @@ func NewCache(tb TB, objs ...any) *cache.Cache {
 			c.AddQueue(v)
 		case *schedulingv1.PriorityClass:
 			c.AddPriorityClass(v)
+		case *policyv1.PodDisruptionBudget:
+			c.AddPodDisruptionBudget(v)
 		default:
 			tb.Fatalf("NewCache: unsupported object type %T", o)
 		}
