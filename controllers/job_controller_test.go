@@ -629,6 +629,63 @@ var _ = Describe("Job controller with the in-tree scheduler", Label("controller:
 		}, framework.Timeout, framework.Interval).Should(Succeed())
 	})
 
+	It("carries its PodGroup's Unschedulable words, is Stalled while the PodGroup is Unsatisfiable, and waits again once that changes", func(ctx SpecContext) {
+		ns := fw.SpecNamespace("unsat")
+		// No scheduler: the spec writes the PodGroup's Unschedulable condition itself.
+		startControllersOnly(ctx)
+		job := wrappers.MakeJob("huge", ns).Task("worker", 2).Obj()
+		Expect(fw.Client.Create(ctx, job)).To(Succeed())
+		pg := &schedulingv1beta1.PodGroup{}
+		Eventually(func(g Gomega) {
+			cur := getJob(ctx, g, job)
+			g.Expect(fw.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: naming.PodGroupName("huge", cur.UID)}, pg)).To(Succeed())
+		}, framework.Timeout, framework.Interval).Should(Succeed())
+		unschedulable := func(reason, message string) {
+			GinkgoHelper()
+			Eventually(func(g Gomega) {
+				g.Expect(fw.Client.Get(ctx, client.ObjectKeyFromObject(pg), pg)).To(Succeed())
+				pg.Status.Conditions = []schedulingv1beta1.PodGroupCondition{{
+					Type: schedulingv1beta1.PodGroupUnschedulableType, Status: corev1.ConditionTrue,
+					Reason: reason, Message: message, LastTransitionTime: metav1.Now(),
+				}}
+				g.Expect(fw.Client.Status().Update(ctx, pg)).To(Succeed())
+			}, framework.Timeout, framework.Interval).Should(Succeed())
+		}
+
+		never := "2 of 2 pods wait: this PodGroup's minResources ask for 64 cpu, more than queue default's capability of 32 cpu: " +
+			"the gang can never be admitted; lower minResources (or the tasks' requests), or raise the queue's spec.capability"
+		unschedulable(schedulingv1beta1.UnsatisfiableReason, never)
+		Eventually(func(g Gomega) {
+			cur := getJob(ctx, g, job)
+			g.Expect(cur.Status.State.Phase).To(Equal(batchv1alpha1.Pending))
+			stalled := condition(cur, batchv1alpha1.StalledCondition)
+			g.Expect(stalled).NotTo(BeNil())
+			g.Expect(stalled.Status).To(Equal(metav1.ConditionTrue))
+			g.Expect(stalled.Reason).To(Equal(batchv1alpha1.UnsatisfiableReason))
+			g.Expect(stalled.Message).To(Equal(never))
+			g.Expect(condition(cur, batchv1alpha1.ReconcilingCondition)).To(BeNil())
+			g.Expect(cur.Status.Health).To(Equal(batchv1alpha1.HealthFailed))
+		}, framework.Timeout, framework.Interval).Should(Succeed())
+
+		// The queue's capability is raised: the scheduler's reason changes and the job waits again.
+		quota := "2 of 2 pods wait: queue resource quota insufficient: queue default can hold 64 of cpu and already holds 32 for running and admitted jobs"
+		unschedulable(schedulingv1beta1.NotEnoughResourcesReason, quota)
+		Eventually(func(g Gomega) {
+			cur := getJob(ctx, g, job)
+			g.Expect(condition(cur, batchv1alpha1.StalledCondition)).To(BeNil())
+			reconciling := condition(cur, batchv1alpha1.ReconcilingCondition)
+			g.Expect(reconciling).NotTo(BeNil())
+			g.Expect(reconciling.Status).To(Equal(metav1.ConditionTrue))
+			g.Expect(reconciling.Reason).To(Equal(batchv1alpha1.JobPendingReason))
+			g.Expect(reconciling.Message).To(Equal("waiting for the scheduler: " + quota))
+			ready := condition(cur, batchv1alpha1.ReadyCondition)
+			g.Expect(ready).NotTo(BeNil())
+			g.Expect(ready.Status).To(Equal(metav1.ConditionFalse))
+			g.Expect(ready.Reason).To(Equal(schedulingv1beta1.NotEnoughResourcesReason))
+			g.Expect(cur.Status.Health).To(Equal(batchv1alpha1.HealthProgressing))
+		}, framework.Timeout, framework.Interval).Should(Succeed())
+	})
+
 	It("creates a volcano job's pods once the scheduler admits its PodGroup, and runs it", func(ctx SpecContext) {
 		ns := fw.SpecNamespace("gate")
 		startCalderaWithScheduler(ctx)

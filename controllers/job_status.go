@@ -30,7 +30,9 @@ import (
 // setJobConditions computes the job's conditions at the end of a reconcile: from its phase,
 // then bad input (Stalled), then a reconcile error that is retried (Ready=False, reason
 // ReconcileError, as Flux reports it), then a lifecycle policy that failed to evaluate
-// (Ready=False).
+// (Ready=False); when none of those holds, what the scheduler says about the job's gang in its
+// PodGroup's Unschedulable condition (Stalled=True, reason Unsatisfiable, for a gang that can
+// never fit).
 func setJobConditions(job *batchv1alpha1.Job, rc *jobRun, retErr error, clk clock.PassiveClock) {
 	lifecycle.SetConditions(job, clk)
 	switch {
@@ -48,6 +50,8 @@ func setJobConditions(job *batchv1alpha1.Job, rc *jobRun, retErr error, clk cloc
 			ObservedGeneration: job.Generation,
 			LastTransitionTime: metav1.NewTime(clk.Now()),
 		})
+	default:
+		lifecycle.SetSchedulingConditions(job, rc.podGroup, clk)
 	}
 	lifecycle.SetTTLCondition(job, clk)
 	lifecycle.SetHealth(job)

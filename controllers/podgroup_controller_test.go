@@ -141,7 +141,7 @@ var _ = Describe("PodGroup controller", Label("controller:podgroup"), func() {
 			return pg.Status.Conditions
 		}, framework.Timeout, framework.Interval).Should(ContainElement(And(
 			HaveField("Type", schedulingv1beta1.PodGroupUnschedulableType),
-			HaveField("Message", ContainSubstring("5/5 tasks in gang unschedulable")))))
+			HaveField("Message", ContainSubstring("5 of 5 pods wait: ")))))
 		Consistently(boundAppPods(ctx, ns, "toobig"), framework.ConsistentlyDuration, framework.Interval).Should(BeZero())
 
 		// Scaled to zero, its pods leave (KWOK's pods go at once) and the group follows.

@@ -82,7 +82,7 @@ var _ = Describe("Scheduling gates", func() {
 		pods(ns, "held", "held", 2, resources("cpu", "1"), gateSecond)
 
 		Eventually(unschedulableMessage(ns, "held"), framework.Timeout, framework.Interval).Should(
-			ContainSubstring("2/2 tasks in gang unschedulable: 1 pod is held by scheduling gates (" + testGate + ")"))
+			ContainSubstring("2 of 2 pods wait: 1 pod is held by scheduling gates (" + testGate + ")"))
 		Consistently(boundCount(ns, "held"), framework.ConsistentlyDuration, framework.Interval).Should(Equal(0))
 		c := condition(getPodGroup(ns, "held")(), schedulingv1beta1.PodGroupUnschedulableType)
 		Expect(c.Reason).To(Equal(schedulingv1beta1.NotEnoughPodsReason))

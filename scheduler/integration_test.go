@@ -254,7 +254,7 @@ var _ = Describe("Scheduler", func() {
 		pods(ns, "huge", "", 1, resources("cpu", "8"))
 		pods(ns, "orphan", "nowhere", 1, resources("cpu", "100m"))
 		Eventually(eventsAbout(ns, "huge-0"), framework.Timeout, framework.Interval).Should(ContainElement(
-			And(ContainSubstring("FailedScheduling: 1/1 tasks in gang unschedulable: resource in cluster is overused"), ContainSubstring("this pod's requests need 8 more"))))
+			And(ContainSubstring("FailedScheduling: 1 of 1 pods wait: resource in cluster is overused"), ContainSubstring("this pod's requests need 8 more"))))
 		Eventually(eventsAbout(ns, "orphan-0"), framework.Timeout, framework.Interval).Should(ContainElement(
 			ContainSubstring("PodGroup " + ns + "/nowhere does not exist")))
 		Consistently(boundCount(ns, "orphan"), framework.ConsistentlyDuration, framework.Interval).Should(Equal(0))
@@ -273,14 +273,14 @@ var _ = Describe("Scheduler", func() {
 				return ""
 			}
 			return c.Message
-		}, framework.Timeout, framework.Interval).Should(ContainSubstring("5/5 tasks in gang unschedulable: "))
+		}, framework.Timeout, framework.Interval).Should(ContainSubstring("0/2 nodes are available: 2 Insufficient cpu."))
 		pg := getPodGroup(ns, "gang")()
 		c := condition(pg, schedulingv1beta1.PodGroupUnschedulableType)
-		Expect(c.Message).To(ContainSubstring("0/2 nodes are available: 2 Insufficient cpu."))
+		Expect(c.Message).To(HavePrefix("5 of 5 pods wait: "))
 		Expect(c.Reason).To(Equal(schedulingv1beta1.NotEnoughResourcesReason))
 		Expect(c.TransitionID).NotTo(BeEmpty())
 		Expect(pg.Status.Phase).To(Equal(schedulingv1beta1.PodGroupInqueue))
-		Eventually(eventsAbout(ns, "gang"), framework.Timeout, framework.Interval).Should(ContainElement(ContainSubstring("Unschedulable: 5/5 tasks in gang unschedulable")))
+		Eventually(eventsAbout(ns, "gang"), framework.Timeout, framework.Interval).Should(ContainElement(ContainSubstring("Unschedulable: 5 of 5 pods wait: ")))
 		Consistently(boundCount(ns, "gang"), framework.ConsistentlyDuration, framework.Interval).Should(Equal(0))
 
 		createNode(uniqueName("gang-c"), resources("cpu", "1", "memory", "4Gi"), nil)

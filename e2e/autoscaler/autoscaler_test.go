@@ -168,7 +168,9 @@ var _ = Describe("Karpenter adds the nodes a gang needs and removes them afterwa
 			g.Expect(groups.Items[0].Status.Conditions).To(ContainElement(And(
 				HaveField("Type", schedulingv1beta1.PodGroupUnschedulableType),
 				HaveField("Status", corev1.ConditionTrue),
-				HaveField("Message", ContainSubstring("queue resource quota insufficient: queue "+queue.Name)),
+				// 4 pods of 16 cpus ask for more than the queue can ever hold: no point waiting.
+				HaveField("Reason", schedulingv1beta1.UnsatisfiableReason),
+				HaveField("Message", ContainSubstring("more than queue "+queue.Name+"'s capability of 32 cpu")),
 			)))
 		}, framework.Timeout, framework.Interval).Should(Succeed())
 		Consistently(func(g Gomega) {

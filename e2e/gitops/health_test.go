@@ -92,6 +92,8 @@ var jobVerdicts = map[string]verdict{
 	"terminated":     {argocd.Degraded, kstatus.FailedStatus, kstatus.FailedStatus},
 	"aborted-policy": {argocd.Degraded, kstatus.FailedStatus, kstatus.FailedStatus},
 	"stalled-queue":  {argocd.Degraded, kstatus.FailedStatus, kstatus.FailedStatus},
+	// A gang that can never fit (its PodGroup's reason Unsatisfiable): Stalled, so Failed.
+	"unsatisfiable": {argocd.Degraded, kstatus.FailedStatus, kstatus.FailedStatus},
 	// Aborted by an AbortJob Command (reason CommandIssued): paused by a user, who can resume
 	// it; Argo CD shows it Suspended. Git did not ask for it, so kstatus and Flux read Failed.
 	"aborted-command": {argocd.Suspended, kstatus.FailedStatus, kstatus.FailedStatus},
@@ -107,6 +109,8 @@ var (
 		"created": {argocd.Progressing, kstatus.CurrentStatus, kstatus.UnknownStatus},
 		"pending": {argocd.Progressing, kstatus.CurrentStatus, kstatus.InProgressStatus},
 		"running": {argocd.Healthy, kstatus.CurrentStatus, kstatus.CurrentStatus},
+		// Unschedulable with reason Unsatisfiable: minResources beyond what the cluster offers.
+		"unsatisfiable": {argocd.Degraded, kstatus.CurrentStatus, kstatus.FailedStatus},
 	}
 	queueVerdicts = map[string]verdict{
 		"created": {argocd.Progressing, kstatus.CurrentStatus, kstatus.UnknownStatus},
@@ -203,7 +207,12 @@ func collectLiveObjects(ctx context.Context, ns string, add func(kind, name stri
 			Policy(wrappers.OnEvent(busv1alpha1.PodFailedEvent, action)).Obj()
 	}
 	jobs := map[string]*batchv1alpha1.Job{
+		// More than a node offers (32 cpus), less than the nodes together: admitted, never placed.
 		"pending": job("pending").Task("worker", 1).Requests(corev1.ResourceList{
+			corev1.ResourceCPU: resource.MustParse("33"),
+		}).Obj(),
+		// More than the nodes offer together: the scheduler calls the gang Unsatisfiable.
+		"unsatisfiable": job("unsatisfiable").Task("worker", 1).Requests(corev1.ResourceList{
 			corev1.ResourceCPU: resource.MustParse("1000"),
 		}).Obj(),
 		"running":         job("running").Task("worker", 2).Obj(),
@@ -265,10 +274,19 @@ func collectLiveObjects(ctx context.Context, ns string, add func(kind, name stri
 			HaveField("Status", metav1.ConditionTrue),
 			HaveField("Reason", batchv1alpha1.QueueNotFoundReason))))
 	}))
+	add("Job", "unsatisfiable", jobVerdicts, waitForJob(ctx, jobs["unsatisfiable"], func(g Gomega, j *batchv1alpha1.Job) {
+		g.Expect(j.Status.Conditions).To(ContainElement(And(
+			HaveField("Type", batchv1alpha1.StalledCondition),
+			HaveField("Status", metav1.ConditionTrue),
+			HaveField("Reason", batchv1alpha1.UnsatisfiableReason))))
+	}))
 
-	// PodGroups: the running job's is Running, the pending job's and the one from Git wait.
+	// PodGroups: the running job's is Running, the pending job's and the one from Git wait, the
+	// unsatisfiable job's never fits.
 	add("PodGroup", "running", podGroupVerdicts, waitForPodGroupOf(ctx, jobs["running"], schedulingv1beta1.PodGroupRunning))
 	add("PodGroup", "pending", podGroupVerdicts, waitForPodGroupOf(ctx, jobs["pending"], ""))
+	// The job is Stalled only once its PodGroup says Unsatisfiable.
+	add("PodGroup", "unsatisfiable", podGroupVerdicts, waitForPodGroupOf(ctx, jobs["unsatisfiable"], schedulingv1beta1.PodGroupPending))
 
 	// Queues: open, then closed by a CloseQueue Command.
 	add("Queue", "open", queueVerdicts, waitForQueue(ctx, queue.Name, schedulingv1beta1.QueueStateOpen))

@@ -110,12 +110,13 @@ func findings(in whyInput, queueName string) []finding {
 
 	var out []finding
 	pods := podsByTask(in.pods)
-	queueStalled, stalled := false, false
+	queueStalled, stalled, unsatisfiable := false, false, false
 	if c := apimeta.FindStatusCondition(job.Status.Conditions, batchv1alpha1.StalledCondition); c != nil && c.Status == metav1.ConditionTrue {
 		stalled = true
 		out = append(out, finding{what: fmt.Sprintf("the job is stalled (%s): %s", c.Reason, oneLine(c.Message)),
 			next: stalledNext(c.Reason, queueName, ref)})
 		queueStalled = c.Reason == batchv1alpha1.QueueNotOpenReason || c.Reason == batchv1alpha1.QueueNotFoundReason
+		unsatisfiable = c.Reason == batchv1alpha1.UnsatisfiableReason
 		if job.Status.State.Phase == batchv1alpha1.Failed || job.Status.State.Phase == batchv1alpha1.Terminated {
 			return append(out, podProblems(in.pods)...)
 		}
@@ -140,7 +141,7 @@ func findings(in whyInput, queueName string) []finding {
 	out = append(out, queue...)
 	if in.podGroup != nil || !stalled {
 		// A stalled job gets no PodGroup until it is fixed: its absence is no news then.
-		out = append(out, podGroupFindings(in, queueName)...)
+		out = append(out, podGroupFindings(in, queueName, unsatisfiable)...)
 	}
 	out = append(out, dependsOnFindings(job, in.pods, pods)...)
 	out = append(out, gangFindings(in, pods)...)
@@ -187,6 +188,8 @@ func stalledNext(reason, queue, ref string) string {
 		return "create the queue (vcctl queue create -n " + queue + "), or submit the job to an existing queue"
 	case batchv1alpha1.JobFailedReason, batchv1alpha1.JobTerminatedReason:
 		return "the job will not run again: read its pods' logs (kubectl logs), fix the cause, and run it again"
+	case batchv1alpha1.UnsatisfiableReason:
+		return unsatisfiableNext
 	default:
 		return "fix the job's spec as the message says; the controller tries again when the spec changes"
 	}
@@ -212,9 +215,14 @@ func queueFindings(q *schedulingv1beta1.Queue, name string, said bool) []finding
 	return append(out, finding{what: share})
 }
 
+// unsatisfiableNext is what to do about a gang the scheduler calls Unsatisfiable.
+const unsatisfiableNext = "waiting will not help: lower the PodGroup's minResources (the tasks' requests), " +
+	"or raise the queue's spec.capability or add nodes, as the message says; the job waits again by itself once the gang can fit"
+
 // podGroupFindings say whether the PodGroup is admitted and why not, from its Unschedulable
-// condition, and the SLA waiting time.
-func podGroupFindings(in whyInput, queueName string) []finding {
+// condition, and the SLA waiting time. said is true when the job's Stalled condition already
+// gave the PodGroup's Unsatisfiable message.
+func podGroupFindings(in whyInput, queueName string, said bool) []finding {
 	pg := in.podGroup
 	if pg == nil {
 		return []finding{{what: "the job has no PodGroup yet: the job controller makes it first",
@@ -228,8 +236,16 @@ func podGroupFindings(in whyInput, queueName string) []finding {
 			unschedulable = c
 		}
 	}
-	switch pg.Status.Phase {
-	case "", schedulingv1beta1.PodGroupPending:
+	switch {
+	case unschedulable != nil && unschedulable.Reason == schedulingv1beta1.UnsatisfiableReason:
+		what := fmt.Sprintf("the scheduler says the gang can never fit (PodGroup %s, Unsatisfiable)", orNone(string(pg.Status.Phase)))
+		if said {
+			// The job's Stalled condition carries the same message.
+			out = append(out, finding{what: what + ": see above"})
+			break
+		}
+		out = append(out, finding{what: what + ": " + oneLine(unschedulable.Message), next: unsatisfiableNext})
+	case pg.Status.Phase == "" || pg.Status.Phase == schedulingv1beta1.PodGroupPending:
 		what := "the PodGroup is not admitted to queue " + queueName + " (Pending)"
 		next := "the message above says what holds it; the scheduler tries again every cycle"
 		if unschedulable != nil {

@@ -98,7 +98,7 @@ var _ = Describe("vcctl job why", Label("vcctl"), func() {
 			g.Expect(lines).To(ContainElements(
 				HavePrefix("- queue "+queue+": weight 1,"),
 				// The overcommit plugin's words: the cluster (no nodes) cannot hold the gang.
-				MatchRegexp(`^- the PodGroup is not admitted to queue `+queue+` \(Pending\): \d+/\d+ tasks in gang unschedulable: `+
+				MatchRegexp(`^- the PodGroup is not admitted to queue `+queue+` \(Pending\): \d+ of \d+ pods wait: `+
 					`resource in cluster is overused: the cluster offers 0 of cpu .*; this PodGroup's minResources need 6 more; `+
 					`wait for running jobs to finish or add nodes`),
 				"  next: the message above says what holds it; the scheduler tries again every cycle",

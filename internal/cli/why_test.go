@@ -106,6 +106,8 @@ const queueShare = "- queue gpu: weight 2, deserved cpu=4, allocated cpu=4, capa
 
 func TestExplainJob(t *testing.T) {
 	insufficient := "0/4 nodes are available: 4 Insufficient cpu."
+	unsatisfiable := "3 of 3 pods wait: this PodGroup's minResources ask for 24 cpu, more than queue gpu's capability of 8 cpu: " +
+		"the gang can never be admitted; lower minResources (or the tasks' requests), or raise the queue's spec.capability"
 	cases := []struct {
 		name string
 		in   whyInput
@@ -138,7 +140,7 @@ func TestExplainJob(t *testing.T) {
 						Reason: batchv1alpha1.QueueNotOpenReason, Message: "spec.queue: queue gpu is Closed"}}
 				}),
 				podGroup: whyPodGroup(schedulingv1beta1.PodGroupPending,
-					"0/3 tasks in gang unschedulable: queue gpu is Closed and admits no new PodGroups; open the queue or submit to an open one"),
+					"3 of 3 pods wait: queue gpu is Closed and admits no new PodGroups; open the queue or submit to an open one"),
 				queue: whyQueue(schedulingv1beta1.QueueStateClosed),
 			},
 			want: []string{
@@ -146,9 +148,51 @@ func TestExplainJob(t *testing.T) {
 				"- the job is stalled (QueueNotOpen): spec.queue: queue gpu is Closed",
 				"  next: open the queue (vcctl queue operate -n gpu -a open), or submit the job to an open queue",
 				queueShare,
-				"- the PodGroup is not admitted to queue gpu (Pending): 0/3 tasks in gang unschedulable: queue gpu is Closed " +
+				"- the PodGroup is not admitted to queue gpu (Pending): 3 of 3 pods wait: queue gpu is Closed " +
 					"and admits no new PodGroups; open the queue or submit to an open one",
 				"  next: the message above says what holds it; the scheduler tries again every cycle",
+			},
+		},
+		{
+			name: "stalled because the gang can never fit: waiting will not help, said once",
+			in: whyInput{
+				job: whyJob(batchv1alpha1.Pending, func(j *batchv1alpha1.Job) {
+					j.Status.Conditions = []metav1.Condition{{Type: batchv1alpha1.StalledCondition, Status: metav1.ConditionTrue,
+						Reason: batchv1alpha1.UnsatisfiableReason, Message: unsatisfiable}}
+				}),
+				podGroup: func() *schedulingv1beta1.PodGroup {
+					pg := whyPodGroup(schedulingv1beta1.PodGroupPending, unsatisfiable)
+					pg.Status.Conditions[0].Reason = schedulingv1beta1.UnsatisfiableReason
+					return pg
+				}(),
+				queue: whyQueue(schedulingv1beta1.QueueStateOpen),
+			},
+			want: []string{
+				"job team-a/train is Pending (queue gpu, PodGroup train-job-uid Pending)",
+				"- the job is stalled (Unsatisfiable): " + unsatisfiable,
+				"  next: waiting will not help: lower the PodGroup's minResources (the tasks' requests), or raise the queue's spec.capability " +
+					"or add nodes, as the message says; the job waits again by itself once the gang can fit",
+				queueShare,
+				"- the scheduler says the gang can never fit (PodGroup Pending, Unsatisfiable): see above",
+			},
+		},
+		{
+			name: "a PodGroup the scheduler calls Unsatisfiable before the job says so",
+			in: whyInput{
+				job: whyJob(batchv1alpha1.Pending, nil),
+				podGroup: func() *schedulingv1beta1.PodGroup {
+					pg := whyPodGroup(schedulingv1beta1.PodGroupPending, unsatisfiable)
+					pg.Status.Conditions[0].Reason = schedulingv1beta1.UnsatisfiableReason
+					return pg
+				}(),
+				queue: whyQueue(schedulingv1beta1.QueueStateOpen),
+			},
+			want: []string{
+				"job team-a/train is Pending (queue gpu, PodGroup train-job-uid Pending)",
+				queueShare,
+				"- the scheduler says the gang can never fit (PodGroup Pending, Unsatisfiable): " + unsatisfiable,
+				"  next: waiting will not help: lower the PodGroup's minResources (the tasks' requests), or raise the queue's spec.capability " +
+					"or add nodes, as the message says; the job waits again by itself once the gang can fit",
 			},
 		},
 		{
@@ -197,7 +241,7 @@ func TestExplainJob(t *testing.T) {
 			in: whyInput{
 				job: whyJob(batchv1alpha1.Pending, nil),
 				podGroup: func() *schedulingv1beta1.PodGroup {
-					pg := whyPodGroup(schedulingv1beta1.PodGroupPending, "0/3 tasks in gang unschedulable: queue resource quota insufficient: "+
+					pg := whyPodGroup(schedulingv1beta1.PodGroupPending, "3 of 3 pods wait: queue resource quota insufficient: "+
 						"queue gpu can hold 8 of cpu and already holds 8 for running and admitted jobs")
 					pg.Annotations = map[string]string{schedulingv1beta1.JobWaitingTime: "1h"}
 					return pg
@@ -207,7 +251,7 @@ func TestExplainJob(t *testing.T) {
 			want: []string{
 				"job team-a/train is Pending (queue gpu, PodGroup train-job-uid Pending)",
 				queueShare,
-				"- the PodGroup is not admitted to queue gpu (Pending): 0/3 tasks in gang unschedulable: queue resource quota insufficient: " +
+				"- the PodGroup is not admitted to queue gpu (Pending): 3 of 3 pods wait: queue resource quota insufficient: " +
 					"queue gpu can hold 8 of cpu and already holds 8 for running and admitted jobs",
 				"  next: the message above says what holds it; the scheduler tries again every cycle",
 				"- SLA waiting time 1h0m0s: waited 10m; at 2026-03-01T12:50:00Z (in 50m) the sla plugin admits it ahead of other jobs, " +
@@ -219,7 +263,7 @@ func TestExplainJob(t *testing.T) {
 			in: whyInput{
 				job: whyJob(batchv1alpha1.Pending, nil),
 				podGroup: whyPodGroup(schedulingv1beta1.PodGroupInqueue,
-					"2/3 tasks in gang unschedulable: pod train-worker-0 (and 1 more): "+insufficient),
+					"2 of 3 pods wait: pod train-worker-0 (and 1 more): "+insufficient),
 				queue: whyQueue(schedulingv1beta1.QueueStateOpen),
 				pods: []corev1.Pod{
 					whyPod("ps", 0, "n1", nil),
@@ -230,7 +274,7 @@ func TestExplainJob(t *testing.T) {
 			want: []string{
 				"job team-a/train is Pending (queue gpu, PodGroup train-job-uid Inqueue)",
 				queueShare,
-				"- the scheduler cannot place the gang: 2/3 tasks in gang unschedulable: pod train-worker-0 (and 1 more): " + insufficient,
+				"- the scheduler cannot place the gang: 2 of 3 pods wait: pod train-worker-0 (and 1 more): " + insufficient,
 				"- the gang is short: 1 of 3 pods (minAvailable) are bound to nodes",
 				"- task worker: 2 of 2 pods exist, 0 bound, 2 needed (minTaskMember)",
 				"- 2 pod(s) (train-worker-0, train-worker-1) are Unschedulable: " + insufficient,

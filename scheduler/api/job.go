@@ -235,3 +235,78 @@ func (j *JobInfo) Schedulable() bool { return j.PodGroup != nil || j.PodOnly }
 
 // WaitedSince returns when the job started waiting: its creation time.
 func (j *JobInfo) WaitedSince() time.Time { return j.CreationTime }
+
+// MinimumsMet reports whether a job's placed tasks (and, with countPipelined, the tasks promised
+// a node) reach its minMember and every task's minTaskMember. Pending tasks that request
+// nothing count, as backfill places them. Per-task minimums apply only when minMember covers
+// their sum, as in Volcano.
+func (j *JobInfo) MinimumsMet(countPipelined bool) bool {
+	placed := j.ReadyTaskNum() + j.PendingBestEffortNum()
+	if countPipelined {
+		placed += j.WaitingTaskNum()
+	}
+	if placed < j.MinAvailable {
+		return false
+	}
+	if !j.TaskMinimumsApply() {
+		return true
+	}
+	counts := map[string]int32{}
+	for _, t := range j.Tasks {
+		if AllocatedStatus(t.Status) || t.Status == Succeeded || (countPipelined && t.Status == Pipelined) ||
+			(t.Status == Pending && t.BestEffort) {
+			counts[t.TaskRole]++
+		}
+	}
+	for role, min := range j.TaskMinAvailable {
+		if counts[role] < min {
+			return false
+		}
+	}
+	return true
+}
+
+// TaskMinimumsApply reports whether the job's per-task minimums (minTaskMember) are enforced:
+// only when it has some and minMember covers their sum, as in Volcano.
+func (j *JobInfo) TaskMinimumsApply() bool {
+	if len(j.TaskMinAvailable) == 0 {
+		return false
+	}
+	var sum int32
+	for _, v := range j.TaskMinAvailable {
+		sum += v
+	}
+	return j.MinAvailable >= sum
+}
+
+// Surplus splits tasks of the job, given in the order they would be given up (least important
+// first), into those that may go one by one while the job keeps its minimums (placed tasks at
+// least minMember, and each task's at least its minTaskMember) and the rest. Only placed tasks
+// (AllocatedStatus) count toward the minimums and may be surplus.
+func (j *JobInfo) Surplus(tasks []*TaskInfo) (surplus, rest []*TaskInfo) {
+	spare := j.ReadyTaskNum() - j.MinAvailable
+	var roleSpare map[string]int32
+	if j.TaskMinimumsApply() {
+		ready, _ := j.RoleCounts()
+		roleSpare = make(map[string]int32, len(j.TaskMinAvailable))
+		for role, min := range j.TaskMinAvailable {
+			roleSpare[role] = ready[role] - min
+		}
+	}
+	for _, t := range tasks {
+		ok := AllocatedStatus(t.Status) && spare > 0
+		if s, limited := roleSpare[t.TaskRole]; ok && limited && s <= 0 {
+			ok = false
+		}
+		if !ok {
+			rest = append(rest, t)
+			continue
+		}
+		surplus = append(surplus, t)
+		spare--
+		if _, limited := roleSpare[t.TaskRole]; limited {
+			roleSpare[t.TaskRole]--
+		}
+	}
+	return surplus, rest
+}

@@ -45,6 +45,9 @@ type Dispatcher interface {
 type JobDiagnosis struct {
 	// Reasons are job-level reasons (queue closed, quota, gang), in the order first seen.
 	Reasons []string
+	// Reason is the PodGroup condition reason (such as QueueNotFound) that came with the first
+	// job-level reason recorded by ExplainReason; empty when none did.
+	Reason string
 	// ShareReasons are reasons that the queue's share is used up; they are shown only when no
 	// node-level reason is known (a full cluster explains more than a full share).
 	ShareReasons []string
@@ -112,6 +115,10 @@ type Session struct {
 	queueNotes map[string]string
 	committed  map[api.TaskID]struct{}
 	deferred   map[api.JobID]struct{}
+	// budgetUsed counts, per PodDisruptionBudget, the evictions committed in the cycle.
+	budgetUsed map[string]int32
+	// roomPromised is what RoomCanBeMade admitted PodGroups for in the cycle.
+	roomPromised api.Resource
 
 	// The enabled per-node callbacks, in tier order, gathered once the plugins registered.
 	predicates    []PredicateFn
@@ -156,6 +163,7 @@ func OpenSession(s *snapshot.Snapshot, cfg *Config, d Dispatcher, uid types.UID,
 		podSpecific: map[string]bool{},
 		queueNotes:  map[string]string{},
 		committed:   map[api.TaskID]struct{}{},
+		budgetUsed:  map[string]int32{},
 	}
 	for i, tier := range cfg.Tiers {
 		for _, opt := range tier.Plugins {
@@ -214,8 +222,18 @@ func (ssn *Session) Run() {
 	}
 }
 
-// Close lets every plugin finish the cycle.
+// Close lets every plugin finish the cycle. Jobs that still wait for the victims preempt or
+// reclaim evicted for them say so again (see snapshot.RoomNotes); the others' notes go.
 func (ssn *Session) Close() {
+	for id, note := range ssn.Snapshot.RoomNotes {
+		j, ok := ssn.Jobs[id]
+		switch {
+		case !ok || j.WaitingTaskNum() == 0:
+			delete(ssn.Snapshot.RoomNotes, id)
+		case ssn.WasAttempted(id):
+			ssn.Explain(id, note)
+		}
+	}
 	for _, p := range ssn.plugins {
 		p.plugin.OnSessionClose(ssn)
 	}
@@ -293,6 +311,16 @@ func (ssn *Session) Explain(id api.JobID, reason string) {
 	d := ssn.Diagnosis(id)
 	if !slices.Contains(d.Reasons, reason) {
 		d.Reasons = append(d.Reasons, reason)
+	}
+}
+
+// ExplainReason records a job-level reason the job was not placed, as Explain does, with the
+// PodGroup condition reason it amounts to (one of the reasons in the scheduling API, such as
+// QueueNotFound); the first such reason recorded for the job is kept.
+func (ssn *Session) ExplainReason(id api.JobID, reason, message string) {
+	ssn.Explain(id, message)
+	if d := ssn.Diagnosis(id); d.Reason == "" {
+		d.Reason = reason
 	}
 }
 

@@ -117,6 +117,10 @@ const (
 	QueueNotFoundReason = "QueueNotFound"
 	// QueueNotOpenReason: the job's queue is closed or closing.
 	QueueNotOpenReason = "QueueNotOpen"
+	// UnsatisfiableReason: the job's gang can never be placed as it stands (its PodGroup's
+	// Unschedulable reason is Unsatisfiable): its minResources exceed its queue's capability or
+	// what the cluster's Ready nodes offer. It clears when the PodGroup's reason changes.
+	UnsatisfiableReason = "Unsatisfiable"
 	// PVCNotFoundReason: a volume names a PersistentVolumeClaim that does not exist.
 	PVCNotFoundReason = "PVCNotFound"
 	// PodTemplateInvalidReason: the API server rejected a pod of the job.

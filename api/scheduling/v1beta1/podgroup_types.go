@@ -59,6 +59,15 @@ const (
 	NotEnoughPodsReason = "NotEnoughTasks"
 	// NotEnoughPodsOfTaskReason means fewer pods of a task exist than spec.minTaskMember.
 	NotEnoughPodsOfTaskReason = "NotEnoughPodsOfTask"
+	// QueueNotFoundReason means the PodGroup's queue does not exist.
+	QueueNotFoundReason = "QueueNotFound"
+	// QueueNotOpenReason means the PodGroup waits to be admitted and its queue is closed or
+	// closing.
+	QueueNotOpenReason = "QueueNotOpen"
+	// UnsatisfiableReason means spec.minResources exceed what the queue can ever hold (its
+	// capability) or what the cluster's Ready nodes offer in total: waiting will not place the
+	// gang; the message says which resource and what to change.
+	UnsatisfiableReason = "Unsatisfiable"
 )
 
 // PodGroupCondition is one condition of a PodGroup, in Volcano's shape.

@@ -31,7 +31,9 @@ limitations under the License.
 //     situation is over (Delays.Prune) or when another action of its scope is taken
 //     (Delays.Executed).
 //  4. Execute applies a decision to the observed job: the pods to delete and create, whether the
-//     PodGroup goes, and the new status. SetConditions then sets the kstatus conditions.
+//     PodGroup goes, and the new status. SetConditions then sets the kstatus conditions, and
+//     SetSchedulingConditions adds what the scheduler says of the gang in the PodGroup's
+//     Unschedulable condition (Stalled, reason Unsatisfiable, for a gang that can never fit).
 //
 // # Policy resolution
 //

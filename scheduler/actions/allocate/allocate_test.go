@@ -110,7 +110,7 @@ func TestAllocate(t *testing.T) {
 			config: defaultConf,
 			objs:   objects(queues, st.MakeNode("n1", "2", "4Gi").Obj(), st.MakeNode("n2", "2", "4Gi").Obj(), gang("ns", "pg", 5, "1", 5)),
 			want: result{Binds: map[string]string{}, Nominations: map[string]string{}, Messages: map[api.JobID]string{
-				"ns/pg": "5/5 tasks in gang unschedulable: pod pg-4: 0/2 nodes are available: 2 Insufficient cpu. The pod requests cpu 1.",
+				"ns/pg": "5 of 5 pods wait: pod pg-4: 0/2 nodes are available: 2 Insufficient cpu. The pod requests cpu 1.",
 			}},
 		},
 		"a 5-pod gang with room binds all": {
@@ -134,7 +134,7 @@ func TestAllocate(t *testing.T) {
 				st.MakePod("ns", "tf-worker-1").Group("tf").Role("worker").Req("1", "").Obj(),
 			),
 			want: result{Binds: map[string]string{}, Nominations: map[string]string{}, Messages: map[api.JobID]string{
-				"ns/tf": "2/3 tasks in gang unschedulable: pod tf-ps-0: 0/1 nodes are available: 1 Insufficient cpu. The pod requests cpu 4.",
+				"ns/tf": "2 of 2 pods wait: pod tf-ps-0: 0/1 nodes are available: 1 Insufficient cpu. The pod requests cpu 4.",
 			}},
 		},
 		"a host port is taken once a node: 8 pods of one port on 4 nodes bind 4, one a node": {
@@ -173,7 +173,7 @@ func TestAllocate(t *testing.T) {
 				st.MakePod("ns", "b").Group("b").Req("1", "").Res("nvidia.com/gpu", "1").Obj(),
 			),
 			want: result{Binds: map[string]string{"ns/a": "gpu"}, Nominations: map[string]string{}, Messages: map[api.JobID]string{
-				"ns/b": "1/1 tasks in gang unschedulable: pod b: 0/2 nodes are available: 2 Insufficient nvidia.com/gpu. The pod requests cpu 1, nvidia.com/gpu 1.",
+				"ns/b": "1 of 1 pods wait: pod b: 0/2 nodes are available: 2 Insufficient nvidia.com/gpu. The pod requests cpu 1, nvidia.com/gpu 1.",
 			}},
 		},
 		"filters: taint, selector, cordon and not ready, counted per reason": {
@@ -187,7 +187,7 @@ func TestAllocate(t *testing.T) {
 				st.MakePod("ns", "p").Group("pg").Req("1", "").NodeSelector("zone", "a").Obj(),
 			),
 			want: result{Binds: map[string]string{}, Nominations: map[string]string{}, Messages: map[api.JobID]string{
-				"ns/pg": "1/1 tasks in gang unschedulable: pod p: 0/4 nodes are available: 1 node(s) didn't match Pod's node affinity/selector, " +
+				"ns/pg": "1 of 1 pods wait: pod p: 0/4 nodes are available: 1 node(s) didn't match Pod's node affinity/selector, " +
 					"1 node(s) had untolerated taint {dedicated: infra}, 1 node(s) were not ready, 1 node(s) were unschedulable.",
 			}},
 		},
@@ -226,7 +226,7 @@ func TestAllocate(t *testing.T) {
 				st.MakePod("ns", "old").Group("old").Req("2", "").Node("n1").Deleting().Obj(),
 				gang("ns", "new", 1, "2", 1)),
 			want: result{Binds: map[string]string{}, Nominations: map[string]string{}, Messages: map[api.JobID]string{
-				"ns/new": "1/1 tasks in gang unschedulable: 1 pod(s) wait for resources that other pods are releasing",
+				"ns/new": "1 of 1 pods wait: 1 pod(s) wait for resources that other pods are releasing",
 			}},
 		},
 		"a higher-priority job goes first": {
@@ -237,7 +237,7 @@ func TestAllocate(t *testing.T) {
 				st.MakePodGroup("ns", "high", 1).Phase(schedulingv1beta1.PodGroupInqueue).PriorityClass("high").Created(st.Epoch.Add(time.Minute)).Obj(),
 				st.MakePod("ns", "high").Group("high").Req("2", "").Obj()),
 			want: result{Binds: map[string]string{"ns/high": "n1"}, Nominations: map[string]string{}, Messages: map[api.JobID]string{
-				"ns/low": "1/1 tasks in gang unschedulable: the cluster's cpu is all in use: queue default holds 2 of the 2 that the nodes offer; add nodes or wait for running pods to finish",
+				"ns/low": "1 of 1 pods wait: the cluster's cpu is all in use: queue default holds 2 of the 2 that the nodes offer; add nodes or wait for running pods to finish",
 			}},
 		},
 	}

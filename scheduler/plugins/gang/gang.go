@@ -17,7 +17,9 @@ limitations under the License.
 // Package gang makes scheduling all-or-nothing per PodGroup: a job is ready only when at least
 // minMember of its tasks (and minTaskMember of each task) are placed; it never lets preemption
 // or reclaim take a running gang below its minimum; and at the end of each cycle it writes the
-// Unschedulable or Scheduled condition with Volcano's wording.
+// Unschedulable or Scheduled condition, with Volcano's reasons (and QueueNotFound, QueueNotOpen
+// and Unsatisfiable for a gang that waiting will not place) and a message that says how many
+// pods wait and why.
 package gang
 
 import (
@@ -98,7 +100,7 @@ func Valid(j *api.JobInfo) *framework.ValidateResult {
 			Message: fmt.Sprintf("not enough valid pods for the gang: %d of minMember %d exist; create the missing pods or lower minMember", valid, j.MinAvailable),
 		}
 	}
-	if len(j.TaskMinAvailable) > 0 && checkTaskMinimums(j) {
+	if j.TaskMinimumsApply() {
 		_, valid := j.RoleCounts()
 		for _, role := range sortedRoles(j.TaskMinAvailable) {
 			if min := j.TaskMinAvailable[role]; valid[role] < min {
@@ -112,51 +114,12 @@ func Valid(j *api.JobInfo) *framework.ValidateResult {
 	return nil
 }
 
-// checkTaskMinimums reports whether per-task minimums apply: only when minMember covers their
-// sum, as Volcano does.
-func checkTaskMinimums(j *api.JobInfo) bool {
-	var sum int32
-	for _, v := range j.TaskMinAvailable {
-		sum += v
-	}
-	return j.MinAvailable >= sum
-}
-
 // Ready reports whether enough of a job's tasks are placed: minMember (pending tasks that
 // request nothing count, as backfill places them) and each task's minTaskMember.
-func Ready(j *api.JobInfo) bool {
-	if j.ReadyTaskNum()+j.PendingBestEffortNum() < j.MinAvailable {
-		return false
-	}
-	return taskMinimumsMet(j, false)
-}
+func Ready(j *api.JobInfo) bool { return j.MinimumsMet(false) }
 
-// Pipelined reports whether a job's placed and promised tasks reach its minimum.
-func Pipelined(j *api.JobInfo) bool {
-	if j.ReadyTaskNum()+j.WaitingTaskNum()+j.PendingBestEffortNum() < j.MinAvailable {
-		return false
-	}
-	return taskMinimumsMet(j, true)
-}
-
-func taskMinimumsMet(j *api.JobInfo, countPipelined bool) bool {
-	if len(j.TaskMinAvailable) == 0 || !checkTaskMinimums(j) {
-		return true
-	}
-	counts := map[string]int32{}
-	for _, t := range j.Tasks {
-		if api.AllocatedStatus(t.Status) || t.Status == api.Succeeded || (countPipelined && t.Status == api.Pipelined) ||
-			(t.Status == api.Pending && t.BestEffort) {
-			counts[t.TaskRole]++
-		}
-	}
-	for role, min := range j.TaskMinAvailable {
-		if counts[role] < min {
-			return false
-		}
-	}
-	return true
-}
+// Pipelined reports whether a job's placed and promised tasks reach its minimums.
+func Pipelined(j *api.JobInfo) bool { return j.MinimumsMet(true) }
 
 // Starving reports whether a job has fewer tasks placed or promised than its minimum.
 func Starving(j *api.JobInfo) bool {
@@ -209,26 +172,57 @@ func (p *plugin) OnSessionClose(ssn *framework.Session) {
 			// Admitted and waiting for its pods to be created: nothing to explain yet.
 			continue
 		}
-		reason := schedulingv1beta1.NotEnoughResourcesReason
-		if v := Valid(j); v != nil && admitted {
-			reason = v.Reason
-		}
+		reason, message := Unschedulable(j, ssn.Queues[j.Queue], ssn.PeekDiagnosis(id), func(q *api.QueueInfo) Limits {
+			return limitsOf(ssn, q)
+		})
 		ssn.SetJobCondition(id, schedulingv1beta1.PodGroupCondition{
 			Type: schedulingv1beta1.PodGroupUnschedulableType, Status: corev1.ConditionTrue, TransitionID: string(ssn.UID),
-			LastTransitionTime: now, Reason: reason, Message: Message(j, ssn.PeekDiagnosis(id)),
+			LastTransitionTime: now, Reason: reason, Message: message,
 		})
 	}
 }
 
-// Message says why a job is not scheduled, in Volcano's form
-// "<missing>/<tasks> tasks in gang unschedulable: <why>", where why gives the job-level reasons
-// (queue state, quota, minimums) and then why no node fitted the first task that failed, e.g.
-// "3/5 tasks in gang unschedulable: 0/4 nodes are available: 4 Insufficient cpu."
-func Message(j *api.JobInfo, d *framework.JobDiagnosis) string {
-	missing := j.MinAvailable - j.ReadyTaskNum()
-	if missing < 0 {
-		missing = 0
+// Unschedulable gives the reason and message of the Unschedulable condition of a job that is not
+// ready; q is its queue (nil when it does not exist), d what the session learned (may be nil)
+// and limits the bounds of its queue (see Limits). The reason, first that applies:
+//
+//   - QueueNotFound: the queue does not exist;
+//   - Unsatisfiable: a Pending or Inqueue job's minResources exceed what the queue or the
+//     cluster can ever hold; the message says only that (see Unsatisfiable);
+//   - the reason an action recorded with the first job-level reason (framework ExplainReason);
+//   - QueueNotOpen: a Pending job's queue is closed or closing;
+//   - the validity reason (NotEnoughTasks, NotEnoughPodsOfTask) of an admitted job that has too
+//     few pods;
+//   - NotEnoughResources otherwise.
+func Unschedulable(j *api.JobInfo, q *api.QueueInfo, d *framework.JobDiagnosis, limits func(*api.QueueInfo) Limits) (string, string) {
+	pending := j.Phase == schedulingv1beta1.PodGroupPending
+	if q == nil {
+		return schedulingv1beta1.QueueNotFoundReason, Message(j, d)
 	}
+	if pending || j.Phase == schedulingv1beta1.PodGroupInqueue {
+		if why := Unsatisfiable(j, limits(q)); why != "" {
+			return schedulingv1beta1.UnsatisfiableReason, waitMessage(j, []string{why})
+		}
+	}
+	switch {
+	case d != nil && d.Reason != "":
+		return d.Reason, Message(j, d)
+	case pending && !q.IsOpen():
+		return schedulingv1beta1.QueueNotOpenReason, Message(j, d)
+	}
+	if v := Valid(j); v != nil && !pending {
+		return v.Reason, Message(j, d)
+	}
+	return schedulingv1beta1.NotEnoughResourcesReason, Message(j, d)
+}
+
+// Message says why a job is not scheduled, in the form "<missing> of <minMember> pods wait:
+// <why>", where missing is minMember less the pods placed (never below 0) and why gives the
+// job-level reasons (queue state, quota, minimums) and then why no node fitted the first task
+// that failed, e.g. "3 of 5 pods wait: 0/4 nodes are available: 4 Insufficient cpu.".
+// (Volcano writes "<missing>/<tasks> tasks in gang unschedulable: <why>", which reads "4/0"
+// before the pods exist.)
+func Message(j *api.JobInfo, d *framework.JobDiagnosis) string {
 	var why []string
 	// Pods of a PodGroup not yet admitted may not exist yet: their absence explains nothing.
 	if v := Valid(j); v != nil && (j.Phase != schedulingv1beta1.PodGroupPending || j.HeldByGates()) {
@@ -272,7 +266,13 @@ func Message(j *api.JobInfo, d *framework.JobDiagnosis) string {
 			why = append(why, fmt.Sprintf("pod group is not ready, %d minAvailable", j.MinAvailable))
 		}
 	}
-	return fmt.Sprintf("%d/%d tasks in gang unschedulable: %s", missing, len(j.Tasks), strings.Join(why, "; "))
+	return waitMessage(j, why)
+}
+
+// waitMessage is "<missing> of <minMember> pods wait: <why; why; ...>".
+func waitMessage(j *api.JobInfo, why []string) string {
+	missing := max(j.MinAvailable-j.ReadyTaskNum(), 0)
+	return fmt.Sprintf("%d of %d pods wait: %s", missing, j.MinAvailable, strings.Join(why, "; "))
 }
 
 // HeldNote says which of a job's pods are held (task status Gated) and by what, e.g.

@@ -154,15 +154,15 @@ func TestMessage(t *testing.T) {
 		want string
 	}{
 		"node reasons win over share reasons": {job: j, d: d,
-			want: "5/5 tasks in gang unschedulable: pod job-0: 0/4 nodes are available: 4 Insufficient cpu. The pod requests cpu 1."},
+			want: "5 of 5 pods wait: pod job-0: 0/4 nodes are available: 4 Insufficient cpu. The pod requests cpu 1."},
 		"share reasons when no node reason": {job: j, d: &framework.JobDiagnosis{ShareReasons: []string{"queue q is full"}},
-			want: "5/5 tasks in gang unschedulable: queue q is full"},
+			want: "5 of 5 pods wait: queue q is full"},
 		"job reasons come first": {job: j, d: &framework.JobDiagnosis{Reasons: []string{"queue q is Closed"}, TaskFit: d.TaskFit, FirstFailedTask: "0"},
-			want: "5/5 tasks in gang unschedulable: queue q is Closed; pod job-0: 0/4 nodes are available: 4 Insufficient cpu. The pod requests cpu 1."},
-		"nothing known": {job: job(2, []api.TaskStatus{R, P}), want: "1/2 tasks in gang unschedulable: pod group is not ready, 2 minAvailable"},
+			want: "5 of 5 pods wait: queue q is Closed; pod job-0: 0/4 nodes are available: 4 Insufficient cpu. The pod requests cpu 1."},
+		"nothing known": {job: job(2, []api.TaskStatus{R, P}), want: "1 of 2 pods wait: pod group is not ready, 2 minAvailable"},
 		"the validity message once, though also a reason": {job: short,
 			d:    &framework.JobDiagnosis{Reasons: []string{Valid(short).Message}},
-			want: "5/4 tasks in gang unschedulable: not enough valid pods for the gang: 4 of minMember 5 exist; create the missing pods or lower minMember"},
+			want: "5 of 5 pods wait: not enough valid pods for the gang: 4 of minMember 5 exist; create the missing pods or lower minMember"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -191,7 +191,7 @@ func TestHeldByGatesMessages(t *testing.T) {
 		"one of two gated": {
 			job:         func() *api.JobInfo { j := job(2, []api.TaskStatus{P}); gated(j, "g1", "example.com/hold"); return j },
 			wantValid:   "1 pod is held by scheduling gates (example.com/hold); the gang waits whole: 1 of minMember 2 pods may be scheduled",
-			wantMessage: "2/2 tasks in gang unschedulable: 1 pod is held by scheduling gates (example.com/hold); the gang waits whole: 1 of minMember 2 pods may be scheduled",
+			wantMessage: "2 of 2 pods wait: 1 pod is held by scheduling gates (example.com/hold); the gang waits whole: 1 of minMember 2 pods may be scheduled",
 		},
 		"two gated by two gates, one pod refused": {
 			job: func() *api.JobInfo {
@@ -203,7 +203,7 @@ func TestHeldByGatesMessages(t *testing.T) {
 			},
 			wantValid: "2 pods are held by scheduling gates (a.example.com/y, b.example.com/x); 1 pod is held until changed: the API server refused the bind; " +
 				"the gang waits whole: 1 of minMember 3 pods may be scheduled",
-			wantMessage: "3/4 tasks in gang unschedulable: 2 pods are held by scheduling gates (a.example.com/y, b.example.com/x); 1 pod is held until changed: the API server refused the bind; " +
+			wantMessage: "3 of 3 pods wait: 2 pods are held by scheduling gates (a.example.com/y, b.example.com/x); 1 pod is held until changed: the API server refused the bind; " +
 				"the gang waits whole: 1 of minMember 3 pods may be scheduled",
 		},
 		"queue-allocation gate counts as valid": {
@@ -212,11 +212,11 @@ func TestHeldByGatesMessages(t *testing.T) {
 				gated(j, "g1", api.QueueAllocationGate)
 				return j
 			},
-			wantMessage: "2/2 tasks in gang unschedulable: 1 pod is held by scheduling gates (" + api.QueueAllocationGate + ")",
+			wantMessage: "2 of 2 pods wait: 1 pod is held by scheduling gates (" + api.QueueAllocationGate + ")",
 		},
 		"a gated pod beyond minMember": {
 			job:         func() *api.JobInfo { j := job(1, []api.TaskStatus{P}); gated(j, "g1", "example.com/hold"); return j },
-			wantMessage: "1/2 tasks in gang unschedulable: 1 pod is held by scheduling gates (example.com/hold)",
+			wantMessage: "1 of 1 pods wait: 1 pod is held by scheduling gates (example.com/hold)",
 		},
 	}
 	for name, tc := range cases {

@@ -31,6 +31,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
 	"github.com/caldera-sh/caldera/scheduler/api"
 	"github.com/caldera-sh/caldera/scheduler/conf"
 	"github.com/caldera-sh/caldera/scheduler/framework"
@@ -382,7 +383,8 @@ func (p *plugin) OnSessionOpen(ssn *framework.Session) {
 			return framework.Reject
 		}
 		if !q.IsOpen() {
-			ssn.Explain(j.UID, fmt.Sprintf("queue %s is %s and admits no new PodGroups; open the queue or submit to an open one", q.Name, q.State))
+			ssn.ExplainReason(j.UID, schedulingv1beta1.QueueNotOpenReason,
+				fmt.Sprintf("queue %s is %s and admits no new PodGroups; open the queue or submit to an open one", q.Name, q.State))
 			return framework.Reject
 		}
 		a := attrs[q.Name]
