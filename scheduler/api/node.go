@@ -195,16 +195,17 @@ func (n *NodeInfo) FutureIdle() Resource {
 	return idle
 }
 
-// FitsIdle reports whether req fits in what is free now, without building the idle sum.
+// FitsIdle reports whether req fits in what is free now, less what tasks promised the node
+// (pipelined) will take, without building the idle sum.
 func (n *NodeInfo) FitsIdle(req *Resource) bool {
-	if req.MilliCPU > 0 && req.MilliCPU > n.Allocatable.MilliCPU-n.Used.MilliCPU {
+	if req.MilliCPU > 0 && req.MilliCPU > n.Allocatable.MilliCPU-n.Used.MilliCPU-n.Pipelined.MilliCPU {
 		return false
 	}
-	if req.Memory > 0 && req.Memory > n.Allocatable.Memory-n.Used.Memory {
+	if req.Memory > 0 && req.Memory > n.Allocatable.Memory-n.Used.Memory-n.Pipelined.Memory {
 		return false
 	}
 	for k, v := range req.Scalar {
-		if v > 0 && v > n.Allocatable.Scalar[k]-n.Used.Scalar[k] {
+		if v > 0 && v > n.Allocatable.Scalar[k]-n.Used.Scalar[k]-n.Pipelined.Scalar[k] {
 			return false
 		}
 	}

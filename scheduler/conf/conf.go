@@ -30,9 +30,11 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// DefaultConfiguration is the configuration used when none is given, the same as Volcano's
-// built-in default.
-const DefaultConfiguration = `actions: "enqueue, allocate, backfill"
+// DefaultConfiguration is the configuration used when none is given: Volcano's built-in default
+// plus the preempt and reclaim actions, so that a PriorityClass means what it means elsewhere in
+// Kubernetes (kube-scheduler preempts by default) and weighted queues get their share back.
+// Both are gang-aware: a victim gang goes whole or keeps its minimum.
+const DefaultConfiguration = `actions: "enqueue, allocate, preempt, reclaim, backfill"
 tiers:
 - plugins:
   - name: priority

@@ -136,7 +136,7 @@ func TestDefaultConfigurationParses(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Parse(DefaultConfiguration) error = %v", err)
 	}
-	if diff := cmp.Diff([]string{"enqueue", "allocate", "backfill"}, cfg.ActionNames()); diff != "" {
+	if diff := cmp.Diff([]string{"enqueue", "allocate", "preempt", "reclaim", "backfill"}, cfg.ActionNames()); diff != "" {
 		t.Errorf("actions mismatch (-want +got):\n%s", diff)
 	}
 }

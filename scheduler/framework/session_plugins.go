@@ -319,11 +319,19 @@ func (ssn *Session) Preemptive(q *api.QueueInfo, t *api.TaskInfo) bool {
 }
 
 func (ssn *Session) victims(fns map[string]VictimsFn, enabled func(conf.PluginOption) *bool, preemptor *api.TaskInfo, candidates []*api.TaskInfo) []*api.TaskInfo {
+	return ssn.victimsBy(fns, enabled, preemptor, candidates, "", false)
+}
+
+// victimsBy combines the victim callbacks: within a tier, a candidate must be allowed by every
+// plugin with an opinion; the first tier with an opinion decides, or, with allTiers, every tier
+// with an opinion must allow it. The plugin named skip is not consulted. No opinion at all
+// means no victim.
+func (ssn *Session) victimsBy(fns map[string]VictimsFn, enabled func(conf.PluginOption) *bool, preemptor *api.TaskInfo, candidates []*api.TaskInfo, skip string, allTiers bool) []*api.TaskInfo {
+	var chosen map[api.TaskID]bool
+	decided := false
 	for _, tier := range ssn.tiers() {
-		var chosen map[api.TaskID]bool
-		decided := false
 		for _, p := range tier {
-			if !conf.Enabled(enabled(p.option)) {
+			if p.option.Name == skip || !conf.Enabled(enabled(p.option)) {
 				continue
 			}
 			fn, ok := fns[p.option.Name]
@@ -342,17 +350,33 @@ func (ssn *Session) victims(fns map[string]VictimsFn, enabled func(conf.PluginOp
 			}
 			chosen, decided = set, true
 		}
-		if decided {
-			out := make([]*api.TaskInfo, 0, len(chosen))
-			for _, c := range candidates {
-				if chosen[c.UID] {
-					out = append(out, c)
-				}
-			}
-			return out
+		if decided && !allTiers {
+			break
 		}
 	}
-	return nil
+	if !decided {
+		return nil
+	}
+	out := make([]*api.TaskInfo, 0, len(chosen))
+	for _, c := range candidates {
+		if chosen[c.UID] {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// GangPreemptable returns the candidates a gang-aware preemption may evict: Preemptable without
+// the gang plugin's rule, which the search enforces itself by taking whole jobs or surplus pods.
+func (ssn *Session) GangPreemptable(preemptor *api.TaskInfo, candidates []*api.TaskInfo) []*api.TaskInfo {
+	return ssn.victimsBy(ssn.preemptableFns, func(o conf.PluginOption) *bool { return o.EnabledPreemptable }, preemptor, candidates, GangPluginName, false)
+}
+
+// GangReclaimable returns the candidates a gang-aware reclaim may evict: those every tier with an
+// opinion allows (so proportion keeps each queue at its deserved share whatever its tier),
+// without the gang plugin's rule, which the search enforces itself.
+func (ssn *Session) GangReclaimable(reclaimer *api.TaskInfo, candidates []*api.TaskInfo) []*api.TaskInfo {
+	return ssn.victimsBy(ssn.reclaimableFns, func(o conf.PluginOption) *bool { return o.EnabledReclaimable }, reclaimer, candidates, GangPluginName, true)
 }
 
 // Preemptable returns the candidates the preemptor may evict: within a tier, those every

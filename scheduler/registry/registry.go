@@ -68,5 +68,15 @@ func Default() framework.Registry {
 		return args.CheckKeys([]string{"enableTopologyAwarePreemption", "topologyAwarePreemptWorkerNum",
 			"minCandidateNodesPercentage", "minCandidateNodesAbsolute", "maxCandidateNodesAbsolute"})
 	}
+	// Volcano's gang-aware actions are the same as preempt and reclaim here, which take victims
+	// as whole jobs or surplus pods and simulate the gang before evicting.
+	for _, alias := range []string{"gangpreempt", "gangPreempt"} {
+		r.Actions[alias] = r.Actions[preempt.Name]
+		r.ActionArguments[alias] = func(args conf.Arguments) error { return args.CheckKeys(nil) }
+	}
+	for _, alias := range []string{"gangreclaim", "gangReclaim"} {
+		r.Actions[alias] = r.Actions[reclaim.Name]
+		r.ActionArguments[alias] = func(args conf.Arguments) error { return args.CheckKeys(nil) }
+	}
 	return r
 }

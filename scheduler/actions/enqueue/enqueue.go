@@ -16,6 +16,8 @@ limitations under the License.
 
 // Package enqueue admits PodGroups: a Pending job goes Inqueue when its queue exists and is
 // Open and, if it names minResources, the plugins (queue capability, cluster room, SLA) agree.
+// A PodGroup they refuse is admitted all the same when preempt or reclaim could make room for
+// it (framework.RoomCanBeMade), so those actions can act for it once its pods exist.
 // Queues take turns in queue order, one job at a time, jobs in job order. A queue with dequeue
 // strategy fifo stops at its first job that cannot be admitted; traverse (the default) goes on.
 package enqueue
@@ -64,7 +66,7 @@ func (a *action) Execute(ssn *framework.Session) {
 	for q, jobs, ok := turns.Next(); ok; q, jobs, ok = turns.Next() {
 		j, rest := jobs[0], jobs[1:]
 		ssn.MarkAttempted(j)
-		if j.MinResources == nil || ssn.JobEnqueueable(j) {
+		if j.MinResources == nil || ssn.JobEnqueueable(j) || ssn.RoomCanBeMade(j) {
 			ssn.JobEnqueued(j)
 			ssn.SetJobPhase(j, schedulingv1beta1.PodGroupInqueue)
 		} else if q.Queue.Spec.DequeueStrategy == schedulingv1beta1.DequeueFIFO {

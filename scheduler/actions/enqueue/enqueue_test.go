@@ -53,6 +53,94 @@ tiers:
   - name: proportion
 `
 
+// confRoom is Volcano's common configuration with preempt and reclaim.
+const confRoom = `actions: "enqueue, preempt, reclaim"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+  - name: conformance
+- plugins:
+  - name: overcommit
+  - name: drf
+  - name: predicates
+  - name: proportion
+  - name: nodeorder
+`
+
+// full fills node n1 with a running PodGroup of queue q: 4 pods of one cpu.
+func full(name, q, class string, min int32) []any {
+	out := []any{st.MakePodGroup("ns", name, min).Queue(q).PriorityClass(class).Phase(schedulingv1beta1.PodGroupRunning).Obj()}
+	for i := 0; i < 4; i++ {
+		out = append(out, st.MakePod("ns", fmt.Sprintf("%s-%d", name, i)).Group(name).Req("1", "").Node("n1").Obj())
+	}
+	return out
+}
+
+func TestEnqueueRoomForPreemptAndReclaim(t *testing.T) {
+	node := st.MakeNode("n1", "4", "8Gi").Obj()
+	classes := []any{st.MakePriorityClass("low", 10), st.MakePriorityClass("high", 1000)}
+	cases := map[string]struct {
+		config string
+		objs   []any
+		want   schedulingv1beta1.PodGroupPhase
+	}{
+		"a job that outranks running work of its queue is admitted for preempt": {
+			config: confRoom,
+			objs: append(append([]any{node, st.MakeQueue("default", 1).Obj()}, classes...), append(full("low", "default", "low", 4),
+				st.MakePodGroup("ns", "high", 4).PriorityClass("high").MinResources("4", "").Created(st.Epoch.Add(time.Minute)).Obj())...),
+			want: schedulingv1beta1.PodGroupInqueue,
+		},
+		"without preempt it waits": {
+			config: conf,
+			objs: append(append([]any{node, st.MakeQueue("default", 1).Obj()}, classes...), append(full("low", "default", "low", 4),
+				st.MakePodGroup("ns", "high", 4).PriorityClass("high").MinResources("4", "").Created(st.Epoch.Add(time.Minute)).Obj())...),
+			want: schedulingv1beta1.PodGroupPending,
+		},
+		"work of equal priority makes no room": {
+			config: confRoom,
+			objs: append(append([]any{node, st.MakeQueue("default", 1).Obj()}, classes...), append(full("low", "default", "high", 4),
+				st.MakePodGroup("ns", "high", 4).PriorityClass("high").MinResources("4", "").Created(st.Epoch.Add(time.Minute)).Obj())...),
+			want: schedulingv1beta1.PodGroupPending,
+		},
+		"a queue below its deserved share is admitted for reclaim": {
+			config: confRoom,
+			objs: append([]any{node, st.MakeQueue("qa", 1).Obj(), st.MakeQueue("qb", 1).Obj()}, append(full("a", "qa", "", 1),
+				st.MakePodGroup("ns", "b", 2).Queue("qb").MinResources("2", "").Created(st.Epoch.Add(time.Minute)).Obj())...),
+			want: schedulingv1beta1.PodGroupInqueue,
+		},
+		"a job past its queue's deserved share waits": {
+			config: confRoom,
+			objs: append([]any{node, st.MakeQueue("qa", 1).Obj(), st.MakeQueue("qb", 1).Obj()}, append(full("a", "qa", "", 1),
+				st.MakePodGroup("ns", "b", 3).Queue("qb").MinResources("3", "").Created(st.Epoch.Add(time.Minute)).Obj())...),
+			want: schedulingv1beta1.PodGroupPending,
+		},
+		"a queue marked reclaimable false makes no room": {
+			config: confRoom,
+			objs: append([]any{node, st.MakeQueue("qa", 1).Reclaimable(false).Obj(), st.MakeQueue("qb", 1).Obj()}, append(full("a", "qa", "", 1),
+				st.MakePodGroup("ns", "b", 2).Queue("qb").MinResources("2", "").Created(st.Epoch.Add(time.Minute)).Obj())...),
+			want: schedulingv1beta1.PodGroupPending,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			s := st.NewSnapshot(t, tc.objs...)
+			ssn, _ := st.Session(t, s, registry.Default(), tc.config, st.Epoch.Add(time.Hour))
+			ssn.Run()
+			ssn.Close()
+			var got schedulingv1beta1.PodGroupPhase
+			for id, j := range ssn.Jobs {
+				if id == "ns/high" || id == "ns/b" {
+					got = j.Phase
+				}
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("phase (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 type result struct {
 	Phases   map[api.JobID]schedulingv1beta1.PodGroupPhase
 	Messages map[api.JobID]string
@@ -75,7 +163,7 @@ func TestEnqueue(t *testing.T) {
 			objs: []any{node, st.MakeQueue("q", 1).State(schedulingv1beta1.QueueStateClosed).Obj(),
 				st.MakePodGroup("ns", "pg", 1).Queue("q").Obj()},
 			want: result{Phases: map[api.JobID]schedulingv1beta1.PodGroupPhase{"ns/pg": "Pending"}, Messages: map[api.JobID]string{
-				"ns/pg": "1/0 tasks in gang unschedulable: queue q is Closed and admits no new PodGroups; open the queue or submit to an open one",
+				"ns/pg": "1 of 1 pods wait: queue q is Closed and admits no new PodGroups; open the queue or submit to an open one",
 			}},
 		},
 		"a closing queue admits nothing either": {
@@ -83,14 +171,14 @@ func TestEnqueue(t *testing.T) {
 			objs: []any{node, st.MakeQueue("q", 1).State(schedulingv1beta1.QueueStateClosing).Obj(),
 				st.MakePodGroup("ns", "pg", 1).Queue("q").Obj()},
 			want: result{Phases: map[api.JobID]schedulingv1beta1.PodGroupPhase{"ns/pg": "Pending"}, Messages: map[api.JobID]string{
-				"ns/pg": "1/0 tasks in gang unschedulable: queue q is Closing and admits no new PodGroups; open the queue or submit to an open one",
+				"ns/pg": "1 of 1 pods wait: queue q is Closing and admits no new PodGroups; open the queue or submit to an open one",
 			}},
 		},
 		"a missing queue is named": {
 			config: conf,
 			objs:   []any{node, st.MakePodGroup("ns", "pg", 1).Queue("nope").Obj()},
 			want: result{Phases: map[api.JobID]schedulingv1beta1.PodGroupPhase{"ns/pg": "Pending"}, Messages: map[api.JobID]string{
-				"ns/pg": "1/0 tasks in gang unschedulable: queue nope does not exist; create the queue or set spec.queue to an existing one",
+				"ns/pg": "1 of 1 pods wait: queue nope does not exist; create the queue or set spec.queue to an existing one",
 			}},
 		},
 		"minResources beyond the queue's capability": {
@@ -98,8 +186,8 @@ func TestEnqueue(t *testing.T) {
 			objs: []any{node, st.MakeQueue("q", 1).Capability(corev1.ResourceCPU, "2").Obj(),
 				st.MakePodGroup("ns", "pg", 1).Queue("q").MinResources("3", "").Obj()},
 			want: result{Phases: map[api.JobID]schedulingv1beta1.PodGroupPhase{"ns/pg": "Pending"}, Messages: map[api.JobID]string{
-				"ns/pg": "1/0 tasks in gang unschedulable: queue resource quota insufficient: queue q can hold 2 of cpu and already holds 0 for running and admitted jobs; " +
-					"this PodGroup's minResources need 3 more; wait for the queue's jobs to finish, or raise the queue's capability, or lower minResources",
+				"ns/pg": "1 of 1 pods wait: this PodGroup's minResources ask for 3 cpu, more than queue q's capability of 2 cpu: the gang can never be admitted; " +
+					"lower minResources (or the tasks' requests), or raise the queue's spec.capability",
 			}},
 		},
 		"minResources beyond the overcommitted cluster": {
@@ -107,10 +195,8 @@ func TestEnqueue(t *testing.T) {
 			objs: []any{node, st.MakeQueue("default", 1).Obj(),
 				st.MakePodGroup("ns", "pg", 1).MinResources("5", "").Obj()},
 			want: result{Phases: map[api.JobID]schedulingv1beta1.PodGroupPhase{"ns/pg": "Pending"}, Messages: map[api.JobID]string{
-				"ns/pg": "1/0 tasks in gang unschedulable: resource in cluster is overused: the cluster offers 4 of cpu (1.2 times overcommitted), pods use 0 and admitted jobs still need 0; " +
-					"this PodGroup's minResources need 5 more; wait for running jobs to finish or add nodes; " +
-					"queue resource quota insufficient: queue default can hold 4 of cpu and already holds 0 for running and admitted jobs; " +
-					"this PodGroup's minResources need 5 more; wait for the queue's jobs to finish, or raise the queue's capability, or lower minResources",
+				"ns/pg": "1 of 1 pods wait: this PodGroup's minResources ask for 5 cpu, more than the 4 cpu all Ready nodes offer together: " +
+					"the gang can never be placed; lower minResources (or the tasks' requests), or add nodes",
 			}},
 		},
 		"admitted jobs count against later ones": {
@@ -119,7 +205,7 @@ func TestEnqueue(t *testing.T) {
 				st.MakePodGroup("ns", "a", 1).MinResources("3", "").Created(st.Epoch).Obj(),
 				st.MakePodGroup("ns", "b", 1).MinResources("2", "").Created(st.Epoch.Add(time.Second)).Obj()},
 			want: result{Phases: map[api.JobID]schedulingv1beta1.PodGroupPhase{"ns/a": "Inqueue", "ns/b": "Pending"}, Messages: map[api.JobID]string{
-				"ns/b": "1/0 tasks in gang unschedulable: resource in cluster is overused: the cluster offers 4 of cpu (1.2 times overcommitted), pods use 0 and admitted jobs still need 3; " +
+				"ns/b": "1 of 1 pods wait: resource in cluster is overused: the cluster offers 4 of cpu (1.2 times overcommitted), pods use 0 and admitted jobs still need 3; " +
 					"this PodGroup's minResources need 2 more; wait for running jobs to finish or add nodes; " +
 					"queue resource quota insufficient: queue default can hold 4 of cpu and already holds 3 for running and admitted jobs; " +
 					"this PodGroup's minResources need 2 more; wait for the queue's jobs to finish, or raise the queue's capability, or lower minResources",
@@ -150,11 +236,9 @@ func TestEnqueue(t *testing.T) {
 				st.MakePodGroup("ns", "big", 1).Queue("q").MinResources("9", "").Created(st.Epoch).Obj(),
 				st.MakePodGroup("ns", "small", 1).Queue("q").MinResources("1", "").Created(st.Epoch.Add(time.Second)).Obj()},
 			want: result{Phases: map[api.JobID]schedulingv1beta1.PodGroupPhase{"ns/big": "Pending", "ns/small": "Pending"}, Messages: map[api.JobID]string{
-				"ns/big": "1/0 tasks in gang unschedulable: resource in cluster is overused: the cluster offers 4 of cpu (1.2 times overcommitted), pods use 0 and admitted jobs still need 0; " +
-					"this PodGroup's minResources need 9 more; wait for running jobs to finish or add nodes; " +
-					"queue resource quota insufficient: queue q can hold 4 of cpu and already holds 0 for running and admitted jobs; " +
-					"this PodGroup's minResources need 9 more; wait for the queue's jobs to finish, or raise the queue's capability, or lower minResources",
-				"ns/small": "1/0 tasks in gang unschedulable: queue q admits jobs in order (dequeueStrategy fifo) and an earlier job waits to be admitted",
+				"ns/big": "1 of 1 pods wait: this PodGroup's minResources ask for 9 cpu, more than the 4 cpu all Ready nodes offer together: " +
+					"the gang can never be placed; lower minResources (or the tasks' requests), or add nodes",
+				"ns/small": "1 of 1 pods wait: queue q admits jobs in order (dequeueStrategy fifo) and an earlier job waits to be admitted",
 			}},
 		},
 		"sla: a job past its waiting time is admitted whatever the quota": {
@@ -164,10 +248,8 @@ func TestEnqueue(t *testing.T) {
 				st.MakePodGroup("ns", "fresh", 1).MinResources("9", "").Created(st.Epoch.Add(50 * time.Minute)).Obj(),
 				st.MakePodGroup("ns", "own", 1).MinResources("9", "").Created(st.Epoch.Add(50*time.Minute)).Annotation(schedulingv1beta1.JobWaitingTime, "5m").Obj()},
 			want: result{Phases: map[api.JobID]schedulingv1beta1.PodGroupPhase{"ns/late": "Inqueue", "ns/fresh": "Pending", "ns/own": "Inqueue"},
-				Messages: map[api.JobID]string{"ns/fresh": "1/0 tasks in gang unschedulable: resource in cluster is overused: the cluster offers 4 of cpu (1.2 times overcommitted), pods use 0 and admitted jobs still need 18; " +
-					"this PodGroup's minResources need 9 more; wait for running jobs to finish or add nodes; " +
-					"queue resource quota insufficient: queue default can hold 4 of cpu and already holds 18 for running and admitted jobs; " +
-					"this PodGroup's minResources need 9 more; wait for the queue's jobs to finish, or raise the queue's capability, or lower minResources"}},
+				Messages: map[api.JobID]string{"ns/fresh": "1 of 1 pods wait: this PodGroup's minResources ask for 9 cpu, more than the 4 cpu all Ready nodes offer together: " +
+					"the gang can never be placed; lower minResources (or the tasks' requests), or add nodes"}},
 		},
 	}
 	for name, tc := range cases {

@@ -14,13 +14,12 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package preempt frees room for starving jobs inside their own queue: for each pending task
-// of a starving job, in job and task order, it looks for a node where evicting tasks of other
-// jobs of the same queue (those the plugins let go: lower priority, not taking a running gang
-// below its minimum, not critical) makes the task fit, evicts the least important first and
-// promises the node to the task. A job's evictions are carried out only if the job is then
-// pipelined (its gang can start once the victims are gone). Then, within each job, a pending
-// task may evict a lower-priority task of the same job.
+// Package preempt makes room for starving gangs inside their own queue, by priority: for each
+// starving job, queues and jobs in order, it takes lower-priority work of the same queue as
+// parts of jobs (surplus pods first, then whole jobs, never a job left below its minimum),
+// simulates the gang on the cluster those evictions would leave, and evicts only when the whole
+// gang then fits (see framework.MakeRoom). Then, within each job, a pending task may take the
+// place of a lower-priority task of its own job.
 package preempt
 
 import (
@@ -46,14 +45,7 @@ func (a *action) Execute(ssn *framework.Session) {
 	for _, q := range queues {
 		for _, j := range byQueue[q.Name] {
 			ssn.MarkAttempted(j)
-			ssn.EvictForJob(j, framework.EvictionSearch{
-				Reason: fmt.Sprintf("preempted by job %s/%s of higher priority in queue %s", j.Namespace, j.Name, q.Name),
-				Candidates: func(_ *api.TaskInfo, vj *api.JobInfo) bool {
-					return vj.Queue == j.Queue && vj.UID != j.UID
-				},
-				Victims:        ssn.Preemptable,
-				BestNodesFirst: true,
-			})
+			ssn.MakeRoom(j, Search(ssn, q, j))
 		}
 	}
 	// Within a job: a pending task may take the place of a lower-priority task of its job.
@@ -69,5 +61,22 @@ func (a *action) Execute(ssn *framework.Session) {
 				BestNodesFirst: true,
 			})
 		}
+	}
+}
+
+// Search is how a starving job j of queue q preempts: lower-priority work of its own queue (the
+// plugins' victim rules decide what is lower), within the queue's limits.
+func Search(ssn *framework.Session, q *api.QueueInfo, j *api.JobInfo) framework.RoomSearch {
+	return framework.RoomSearch{
+		Action: "preemption",
+		Candidates: func(vj *api.JobInfo) (bool, string) {
+			return vj.Queue == j.Queue, ""
+		},
+		Victims:  ssn.GangPreemptable,
+		MayPlace: func(t *api.TaskInfo) bool { return ssn.Allocatable(q, t) },
+		Reason:   fmt.Sprintf("preempted by job %s/%s of higher priority (%d) in queue %s", j.Namespace, j.Name, j.Priority, q.Name),
+		Doing: func(victims []*api.TaskInfo) string {
+			return fmt.Sprintf("preempting %d pod(s) of lower priority (%s); the gang starts once they are gone", len(victims), framework.JobsOf(victims))
+		},
 	}
 }

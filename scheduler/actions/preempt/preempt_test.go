@@ -18,6 +18,7 @@ package preempt_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -88,13 +89,62 @@ func TestPreempt(t *testing.T) {
 			objs: flat(base, running("low", "default", "low", 4, 1, "1", "n1"), pending("high", "default", "high", 2, 2, "1")),
 			want: result{Evictions: []string{"ns/low-2", "ns/low-3"}, Nominations: map[string]string{"ns/high-0": "n1", "ns/high-1": "n1"}, Binds: map[string]string{}},
 		},
-		"a running gang is never taken below its minimum": {
+		"a running gang at its minimum goes whole, never below its minimum": {
 			objs: flat(base, running("low", "default", "low", 4, 4, "1", "n1"), pending("high", "default", "high", 2, 2, "1")),
+			want: result{Evictions: []string{"ns/low-0", "ns/low-1", "ns/low-2", "ns/low-3"},
+				Nominations: map[string]string{"ns/high-0": "n1", "ns/high-1": "n1"}, Binds: map[string]string{}},
+		},
+		"a gang whose spare pods are not enough goes whole": {
+			objs: flat(base, running("low", "default", "low", 4, 3, "1", "n1"), pending("high", "default", "high", 2, 2, "1")),
+			want: result{Evictions: []string{"ns/low-0", "ns/low-1", "ns/low-2", "ns/low-3"},
+				Nominations: map[string]string{"ns/high-0": "n1", "ns/high-1": "n1"}, Binds: map[string]string{}},
+		},
+		"spare pods are taken before whole gangs": {
+			objs: flat(base, st.MakeNode("n2", "4", "8Gi").Obj(), running("low", "default", "low", 4, 2, "1", "n1"),
+				running("lower", "default", "low", 4, 4, "1", "n2"), pending("high", "default", "high", 2, 2, "1")),
+			want: result{Evictions: []string{"ns/low-2", "ns/low-3"},
+				Nominations: map[string]string{"ns/high-0": "n1", "ns/high-1": "n1"}, Binds: map[string]string{}},
+		},
+		"a free node and one eviction are used together": {
+			objs: flat(base, st.MakeNode("n2", "2", "8Gi").Obj(), running("low", "default", "low", 4, 2, "1", "n1"),
+				pending("high", "default", "high", 3, 3, "1")),
+			want: result{Evictions: []string{"ns/low-3"},
+				Nominations: map[string]string{"ns/high-0": "n2", "ns/high-1": "n2", "ns/high-2": "n1"}, Binds: map[string]string{}},
+		},
+		"nothing is evicted when the gang would still not fit": {
+			objs: flat(base, running("low", "default", "low", 4, 1, "1", "n1"), pending("high", "default", "high", 5, 5, "1")),
 			want: result{Nominations: map[string]string{}, Binds: map[string]string{}},
 		},
-		"a gang above its minimum gives up only its spare pods": {
-			objs: flat(base, running("low", "default", "low", 4, 3, "1", "n1"), pending("high", "default", "high", 2, 2, "1")),
+		"a victim whose budget allows no disruption is left and another gang taken": {
+			objs: flat(base, st.MakeNode("n2", "4", "8Gi").Obj(),
+				st.MakePDB("ns", "keep", 0).Selector("app", "kept").Obj(),
+				st.MakePodGroup("ns", "kept", 4).Queue("default").PriorityClass("low").Phase(schedulingv1beta1.PodGroupRunning).Obj(),
+				st.MakePod("ns", "kept-0").Group("kept").Label("app", "kept").Req("4", "").Node("n1").Obj(),
+				running("low", "default", "low", 4, 4, "1", "n2"),
+				pending("high", "default", "high", 2, 2, "2")),
+			want: result{Evictions: []string{"ns/low-0", "ns/low-1", "ns/low-2", "ns/low-3"},
+				Nominations: map[string]string{"ns/high-0": "n2", "ns/high-1": "n2"}, Binds: map[string]string{}},
+		},
+		"a budget allowing one disruption lets one pod go": {
+			objs: flat(base, st.MakePDB("ns", "one", 1).Selector("app", "low").Obj(),
+				st.MakePodGroup("ns", "low", 1).Queue("default").PriorityClass("low").Phase(schedulingv1beta1.PodGroupRunning).Obj(),
+				st.MakePod("ns", "low-0").Group("low").Label("app", "low").Req("1", "").Node("n1").Obj(),
+				st.MakePod("ns", "low-1").Group("low").Label("app", "low").Req("1", "").Node("n1").Obj(),
+				st.MakePod("ns", "low-2").Group("low").Label("app", "low").Req("1", "").Node("n1").Obj(),
+				st.MakePod("ns", "low-3").Group("low").Label("app", "low").Req("1", "").Node("n1").Obj(),
+				pending("high", "default", "high", 2, 2, "1")),
 			want: result{Nominations: map[string]string{}, Binds: map[string]string{}},
+		},
+		"minTaskMember keeps a task's minimum when spare pods are chosen": {
+			objs: flat(base, st.MakePodGroup("ns", "low", 2).Queue("default").PriorityClass("low").Phase(schedulingv1beta1.PodGroupRunning).
+				MinTaskMember("ps", 1).MinTaskMember("worker", 1).Obj(),
+				st.MakePod("ns", "low-ps").Group("low").Role("ps").Req("1", "").Node("n1").Obj(),
+				st.MakePod("ns", "low-w0").Group("low").Role("worker").Req("1", "").Node("n1").Obj(),
+				st.MakePod("ns", "low-w1").Group("low").Role("worker").Req("1", "").Node("n1").Obj(),
+				st.MakePod("ns", "low-w2").Group("low").Role("worker").Req("1", "").Node("n1").Obj(),
+				pending("high", "default", "high", 2, 2, "1")),
+			want: result{Evictions: []string{"ns/low-w1", "ns/low-w2"},
+				Nominations: map[string]string{"ns/high-0": "n1", "ns/high-1": "n1"}, Binds: map[string]string{}},
 		},
 		"equal priority preempts nothing": {
 			objs: flat(base, running("low", "default", "high", 4, 1, "1", "n1"), pending("high", "default", "high", 1, 1, "1")),
@@ -139,6 +189,87 @@ func TestPreempt(t *testing.T) {
 			got := result{Evictions: rec.Evictions, Nominations: rec.Nominations, Binds: rec.Binds}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("preempt mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+const confSLA = `actions: "allocate, preempt"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+  - name: sla
+    arguments:
+      sla-waiting-time: 1m
+  - name: conformance
+- plugins:
+  - name: drf
+  - name: predicates
+  - name: proportion
+  - name: nodeorder
+`
+
+func TestPreemptSLAForcedVoteEvictsNothingForAGangThatCannotFit(t *testing.T) {
+	base := []any{st.MakeQueue("default", 1).Obj(), st.MakeNode("n1", "4", "8Gi").Obj(),
+		st.MakePriorityClass("low", 10), st.MakePriorityClass("high", 1000)}
+	// high waited past its SLA (created a minute after the epoch, the cycle is an hour later),
+	// so sla votes it pipelined whatever it holds; it still needs 5 cpu of a 4-cpu cluster.
+	s := st.NewSnapshot(t, flat(base, running("low", "default", "low", 4, 1, "1", "n1"), pending("high", "default", "high", 5, 5, "1"))...)
+	ssn, rec := st.Session(t, s, registry.Default(), confSLA, st.Epoch.Add(time.Hour))
+	ssn.Run()
+	ssn.Close()
+	if len(rec.Evictions) != 0 || len(rec.Nominations) != 0 {
+		t.Errorf("evictions %v, nominations %v; want none", rec.Evictions, rec.Nominations)
+	}
+}
+
+func TestPreemptMessages(t *testing.T) {
+	base := []any{st.MakeQueue("default", 1).Obj(), st.MakeNode("n1", "4", "8Gi").Obj(),
+		st.MakePriorityClass("low", 10), st.MakePriorityClass("high", 1000)}
+	cases := map[string]struct {
+		objs []any
+		want string
+	}{
+		"preempting says how many pods of which job": {
+			objs: flat(base, running("low", "default", "low", 4, 4, "1", "n1"), pending("high", "default", "high", 2, 2, "1")),
+			want: "preempting 4 pod(s) of lower priority (job ns/low); the gang starts once they are gone",
+		},
+		"protected pods are named": {
+			objs: flat(base, st.MakePodGroup("ns", "keep", 1).PriorityClass("low").Phase(schedulingv1beta1.PodGroupRunning).Obj(),
+				st.MakePod("ns", "keep").Group("keep").Req("4", "").Annotation(schedulingv1beta1.PodPreemptable, "false").Node("n1").Obj(),
+				pending("high", "default", "high", 1, 1, "1")),
+			want: "preemption cannot make room for the gang: the work it could take is protected: 1 pod(s) marked volcano.sh/preemptable=false",
+		},
+		"pods a budget keeps are named": {
+			objs: flat(base, st.MakePDB("ns", "keep", 0).Selector("app", "kept").Obj(),
+				st.MakePodGroup("ns", "kept", 1).PriorityClass("low").Phase(schedulingv1beta1.PodGroupRunning).Obj(),
+				st.MakePod("ns", "kept").Group("kept").Label("app", "kept").Req("4", "").Node("n1").Obj(),
+				pending("high", "default", "high", 1, 1, "1")),
+			want: "preemption cannot make room for the gang: the work it could take is protected: 1 pod(s) whose PodDisruptionBudget allows no more disruptions",
+		},
+		"protected PodGroups are named": {
+			objs: flat(base, st.MakePodGroup("ns", "keep", 1).PriorityClass("low").Phase(schedulingv1beta1.PodGroupRunning).
+				Annotation(schedulingv1beta1.PodPreemptable, "false").Obj(),
+				st.MakePod("ns", "keep").Group("keep").Req("4", "").Node("n1").Obj(),
+				pending("high", "default", "high", 1, 1, "1")),
+			want: "preemption cannot make room for the gang: the work it could take is protected: 1 pod(s) of PodGroups marked volcano.sh/preemptable=false",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			s := st.NewSnapshot(t, tc.objs...)
+			ssn, _ := st.Session(t, s, registry.Default(), conf, st.Epoch.Add(time.Hour))
+			ssn.Run()
+			ssn.Close()
+			var msg string
+			for _, c := range ssn.JobConditions("ns/high") {
+				if c.Type == schedulingv1beta1.PodGroupUnschedulableType {
+					msg = c.Message
+				}
+			}
+			if !strings.Contains(msg, tc.want) {
+				t.Errorf("message %q does not contain %q", msg, tc.want)
 			}
 		})
 	}

@@ -14,12 +14,13 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package reclaim gives queues back their share: for each starving job of a queue that is not
-// overused and may reclaim (it is below its deserved share), each pending task looks for a node
-// where evicting tasks of other, reclaimable queues (those the plugins let go: queues above
-// their deserved share, gangs kept at their minimum, no critical pods) makes it fit; the least
-// important victims go first and the node is promised to the task. A job's evictions are carried
-// out only if the job is then pipelined.
+// Package reclaim gives queues back their share: for each starving job of an open queue that is
+// not overused, it takes work of other, reclaimable queues that hold more than their deserved
+// share (the plugins' victim rules of every tier decide, so proportion keeps each queue at its
+// share), as parts of jobs (surplus pods first, then whole jobs, never a job left below its
+// minimum, the queue furthest behind in queue order first), simulates the gang on the cluster
+// those evictions would leave, and evicts only when the whole gang then fits within its queue's
+// share (see framework.MakeRoom).
 package reclaim
 
 import (
@@ -47,18 +48,55 @@ func (a *action) Execute(ssn *framework.Session) {
 		}
 		for _, j := range byQueue[q.Name] {
 			ssn.MarkAttempted(j)
-			ssn.EvictForJob(j, framework.EvictionSearch{
-				Reason: fmt.Sprintf("reclaimed for queue %s, which is below its deserved share", q.Name),
-				Candidates: func(_ *api.TaskInfo, vj *api.JobInfo) bool {
-					if vj.Queue == q.Name {
-						return false
-					}
-					vq, ok := ssn.Queues[vj.Queue]
-					return ok && vq.Reclaimable
-				},
-				Victims:     ssn.Reclaimable,
-				MayEvictFor: func(t *api.TaskInfo) bool { return ssn.Preemptive(q, t) },
-			})
+			ssn.MakeRoom(j, Search(ssn, q, j))
 		}
+	}
+}
+
+// Search is how a starving job j of queue q reclaims: work of other queues that may be
+// reclaimed, taken from the queue last in queue order first, as long as q stays within its
+// deserved share.
+func Search(ssn *framework.Session, q *api.QueueInfo, j *api.JobInfo) framework.RoomSearch {
+	return framework.RoomSearch{
+		Action: "reclaim",
+		Candidates: func(vj *api.JobInfo) (bool, string) {
+			if vj.Queue == q.Name {
+				return false, ""
+			}
+			vq, ok := ssn.Queues[vj.Queue]
+			if !ok {
+				return false, ""
+			}
+			if !vq.Reclaimable {
+				return false, fmt.Sprintf("of queue %s, which is marked reclaimable: false", vq.Name)
+			}
+			return true, ""
+		},
+		Victims: ssn.GangReclaimable,
+		VictimOrder: func(l, r *api.JobInfo) int {
+			if l.Queue == r.Queue {
+				return 0
+			}
+			lq, rq := ssn.Queues[l.Queue], ssn.Queues[r.Queue]
+			switch {
+			case lq == nil || rq == nil:
+				return 0
+			case ssn.QueueOrderFn(rq, lq):
+				return -1
+			case ssn.QueueOrderFn(lq, rq):
+				return 1
+			}
+			return 0
+		},
+		MayPlace: func(t *api.TaskInfo) bool { return ssn.Preemptive(q, t) },
+		Reason:   fmt.Sprintf("reclaimed for queue %s, which is below its deserved share, by job %s/%s", q.Name, j.Namespace, j.Name),
+		Doing: func(victims []*api.TaskInfo) string {
+			var freed api.Resource
+			for _, v := range victims {
+				freed.Add(v.Resreq)
+			}
+			return fmt.Sprintf("reclaiming %s from %s (above their deserved share) by evicting %d pod(s) of %s; the gang starts once they are gone",
+				freed.String(), framework.QueuesOf(ssn, victims), len(victims), framework.JobsOf(victims))
+		},
 	}
 }

@@ -73,7 +73,8 @@ func TestReclaim(t *testing.T) {
 	}{
 		"a queue below its share takes it back from a reclaimable queue above its own": {
 			objs: append(append([]any{node, st.MakeQueue("a", 1).Obj(), st.MakeQueue("b", 1).Obj()}, lone("a", 4, "n1")...), pendingGang("b", "job", 2, 2)...),
-			want: result{Evictions: []string{"ns/a-2", "ns/a-3"}, Nominations: map[string]string{"ns/job-0": "n1", "ns/job-1": "n1"}},
+			// Equal jobs: the PodGroups are as old, so their IDs decide.
+			want: result{Evictions: []string{"ns/a-0", "ns/a-1"}, Nominations: map[string]string{"ns/job-0": "n1", "ns/job-1": "n1"}},
 		},
 		"a queue that is not reclaimable keeps what it holds": {
 			objs: append(append([]any{node, st.MakeQueue("a", 1).Reclaimable(false).Obj(), st.MakeQueue("b", 1).Obj()}, lone("a", 4, "n1")...), pendingGang("b", "job", 2, 2)...),
