@@ -46,11 +46,11 @@ func TestMinimumsMet(t *testing.T) {
 		placed    bool
 		pipelined bool
 	}{
-		"placed tasks reach minMember": {min: 2, tasks: []string{"w", "running", "w", "running", "w", "pending"}, placed: true, pipelined: true},
+		"placed tasks reach minMember":                      {min: 2, tasks: []string{"w", "running", "w", "running", "w", "pending"}, placed: true, pipelined: true},
 		"promised tasks count only when pipelined is asked": {min: 2, tasks: []string{"w", "running", "w", "pipelined"}, pipelined: true},
-		"a task's minimum is kept": {min: 2, roleMin: map[string]int32{"ps": 1, "w": 1}, tasks: []string{"w", "running", "w", "running", "ps", "pending"}},
-		"task minimums above minMember do not apply": {min: 1, roleMin: map[string]int32{"ps": 1, "w": 1}, tasks: []string{"w", "running", "ps", "pending"}, placed: true, pipelined: true},
-		"succeeded tasks count": {min: 2, tasks: []string{"w", "succeeded", "w", "running"}, placed: true, pipelined: true},
+		"a task's minimum is kept":                          {min: 2, roleMin: map[string]int32{"ps": 1, "w": 1}, tasks: []string{"w", "running", "w", "running", "ps", "pending"}},
+		"task minimums above minMember do not apply":        {min: 1, roleMin: map[string]int32{"ps": 1, "w": 1}, tasks: []string{"w", "running", "ps", "pending"}, placed: true, pipelined: true},
+		"succeeded tasks count":                             {min: 2, tasks: []string{"w", "succeeded", "w", "running"}, placed: true, pipelined: true},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
