@@ -190,8 +190,9 @@ func canTake(b *bundle, chosen []*bundle) bool {
 func (ssn *Session) victimBundles(j *api.JobInfo, preemptor *api.TaskInfo, s RoomSearch) ([]*bundle, protections) {
 	protected := protections{}
 	type victimJob struct {
-		job   *api.JobInfo
-		tasks []*api.TaskInfo
+		job *api.JobInfo
+		// running are the job's running pods, tasks those of them the plugins let go.
+		running, tasks []*api.TaskInfo
 		// whole is false when some of the job's pods may not go (protected, or placed in this
 		// cycle), so the job can lose only its surplus.
 		whole bool
@@ -214,7 +215,7 @@ func (ssn *Session) victimBundles(j *api.JobInfo, preemptor *api.TaskInfo, s Roo
 		for _, t := range vj.Tasks {
 			switch {
 			case t.Status == api.Running || t.Status == api.Bound:
-				candidates = append(candidates, t)
+				v.running = append(v.running, t)
 				switch {
 				case !vj.Preemptable:
 					protectedTasks[t.UID] = protectedGroup
@@ -227,7 +228,18 @@ func (ssn *Session) victimBundles(j *api.JobInfo, preemptor *api.TaskInfo, s Roo
 		}
 		jobs = append(jobs, v)
 	}
-	ssn.sortVictimTasks(candidates, s)
+	// Least important first: jobs in victim order, each job's pods in reverse task order.
+	sort.Slice(jobs, func(a, b int) bool { return ssn.victimJobLess(jobs[a].job, jobs[b].job, s) })
+	for _, v := range jobs {
+		sort.Slice(v.running, func(a, b int) bool {
+			ta, tb := v.running[a], v.running[b]
+			if ssn.TaskOrderFn(tb, ta) != ssn.TaskOrderFn(ta, tb) {
+				return ssn.TaskOrderFn(tb, ta)
+			}
+			return ta.UID < tb.UID
+		})
+		candidates = append(candidates, v.running...)
+	}
 	allowed := map[api.TaskID]bool{}
 	for _, t := range s.Victims(preemptor, candidates) {
 		if why, ok := protectedTasks[t.UID]; ok {
@@ -271,21 +283,6 @@ func (ssn *Session) victimBundles(j *api.JobInfo, preemptor *api.TaskInfo, s Roo
 	}
 	sort.SliceStable(bundles, func(a, b int) bool { return ssn.bundleLess(bundles[a], bundles[b], s) })
 	return bundles, protected
-}
-
-// sortVictimTasks orders candidate tasks least important first: by victim job order, then
-// reverse task order.
-func (ssn *Session) sortVictimTasks(tasks []*api.TaskInfo, s RoomSearch) {
-	sort.SliceStable(tasks, func(a, b int) bool {
-		ta, tb := tasks[a], tasks[b]
-		if ta.Job != tb.Job {
-			return ssn.victimJobLess(ssn.Jobs[ta.Job], ssn.Jobs[tb.Job], s)
-		}
-		if ssn.TaskOrderFn(tb, ta) != ssn.TaskOrderFn(ta, tb) {
-			return ssn.TaskOrderFn(tb, ta)
-		}
-		return ta.UID < tb.UID
-	})
 }
 
 // victimJobLess reports whether job l gives up its pods before job r: the search's order, then
