@@ -76,6 +76,13 @@ func (c *configSource) apply(data []byte, source string, regarding runtime.Objec
 		}
 	}
 	metrics.SetUnknownPlugins(unknown)
+	for _, a := range cfg.Ignored {
+		msg := fmt.Sprintf("scheduler configuration from %s: %s", source, a)
+		c.s.log.Info("scheduler argument has no effect", "message", msg)
+		if regarding != nil {
+			c.s.recorder.Eventf(regarding, nil, corev1.EventTypeWarning, "IgnoredSchedulerArgument", "LoadConfiguration", "%s", msg)
+		}
+	}
 	if regarding != nil {
 		c.s.recorder.Eventf(regarding, nil, corev1.EventTypeNormal, "SchedulerConfigurationLoaded", "LoadConfiguration",
 			"scheduler configuration from %s loaded: actions %q", source, cfg.Source.Actions)

@@ -145,3 +145,31 @@ func TestUnknownPluginsAreLeftOutAndReported(t *testing.T) {
 		t.Errorf("events (-want +got):\n%s", diff)
 	}
 }
+
+func TestIgnoredArgumentsAreReported(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "scheduler.conf")
+	text := "actions: \"enqueue, allocate, preempt\"\ntiers:\n- plugins:\n  - name: gang\nconfigurations:\n- name: preempt\n  arguments:\n    enableTopologyAwarePreemption: true\n"
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := newOffline(t, cache.New([]string{"volcano"}, schedulingv1beta1.DefaultQueue))
+	rec := events.NewFakeRecorder(10)
+	s.recorder = rec
+	s.opts.ConfigEventObject = &corev1.ObjectReference{Kind: "Pod", Namespace: "caldera-system", Name: "manager"}
+	s.configs = &configSource{s: s}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s.configs.watchFile(ctx, path)
+
+	var warnings []string
+	for len(rec.Events) > 0 {
+		if e := <-rec.Events; strings.Contains(e, "IgnoredSchedulerArgument") {
+			warnings = append(warnings, e)
+		}
+	}
+	want := []string{`Warning IgnoredSchedulerArgument scheduler configuration from file ` + path + `: configurations[0].arguments.enableTopologyAwarePreemption: ` +
+		`argument "enableTopologyAwarePreemption" of action "preempt" is accepted for compatibility with Volcano and has no effect in Caldera; remove it to silence this warning`}
+	if diff := cmp.Diff(want, warnings); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+}

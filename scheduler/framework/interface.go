@@ -61,6 +61,10 @@ type Registry struct {
 	Actions map[string]Action
 	// ActionArguments check each action's arguments.
 	ActionArguments map[string]ActionArgumentsCheck
+	// IgnoredArguments are, per action, arguments of Volcano's that are accepted so that its
+	// configurations load unchanged but have no effect here; a configuration that sets one is
+	// reported (Config.Ignored).
+	IgnoredArguments map[string][]string
 }
 
 // Known returns what the registry knows, for conf.Validate.
@@ -96,6 +100,9 @@ type Config struct {
 	// Unknown are the plugins the configuration names that the scheduler does not implement,
 	// left out of Tiers; whoever loads the configuration reports them.
 	Unknown []UnknownPlugin
+	// Ignored are the action arguments the configuration sets that have no effect here (see
+	// Registry.IgnoredArguments); whoever loads the configuration reports them.
+	Ignored []IgnoredArgument
 
 	builders map[string]PluginBuilder
 }
@@ -120,6 +127,13 @@ func Compile(cfg *conf.SchedulerConfiguration, reg Registry) (*Config, error) {
 		return nil, err
 	}
 	out := &Config{Source: cfg, Tiers: cfg.Tiers, builders: reg.Plugins, Unknown: unknown}
+	for i, c := range cfg.Configurations {
+		for _, key := range reg.IgnoredArguments[c.Name] {
+			if _, set := c.Arguments[key]; set {
+				out.Ignored = append(out.Ignored, IgnoredArgument{Path: fmt.Sprintf("configurations[%d].arguments.%s", i, key), Action: c.Name, Name: key})
+			}
+		}
+	}
 	for _, name := range cfg.ActionNames() {
 		a, ok := reg.Actions[name]
 		if !ok {
@@ -141,6 +155,19 @@ type UnknownPlugin struct {
 // String says what was left out and what runs instead.
 func (u UnknownPlugin) String() string {
 	return fmt.Sprintf("%s: plugin %q is not implemented by Caldera and is left out; the configuration's other plugins run without it", u.Path, u.Name)
+}
+
+// IgnoredArgument is an action argument a configuration sets that has no effect here.
+type IgnoredArgument struct {
+	// Path is where the configuration sets it, e.g. configurations[0].arguments.enableTopologyAwarePreemption.
+	Path string
+	// Action and Name are the action and the argument.
+	Action, Name string
+}
+
+// String says what is ignored.
+func (a IgnoredArgument) String() string {
+	return fmt.Sprintf("%s: argument %q of action %q is accepted for compatibility with Volcano and has no effect in Caldera; remove it to silence this warning", a.Path, a.Name, a.Action)
 }
 
 // withoutUnknownPlugins returns cfg without the plugins reg does not know, as Volcano's

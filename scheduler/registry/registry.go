@@ -64,10 +64,12 @@ func Default() framework.Registry {
 	r.ActionArguments[allocate.Name] = func(args conf.Arguments) error {
 		return args.CheckKeys([]string{"predicateErrorCacheEnable", "enablePredicateErrorCache"})
 	}
-	r.ActionArguments[preempt.Name] = func(args conf.Arguments) error {
-		return args.CheckKeys([]string{"enableTopologyAwarePreemption", "topologyAwarePreemptWorkerNum",
-			"minCandidateNodesPercentage", "minCandidateNodesAbsolute", "maxCandidateNodesAbsolute"})
-	}
+	// Volcano's tuning of its node-by-node preemption search; Caldera's preemption simulates the
+	// whole gang instead, so they are accepted and reported as having no effect.
+	preemptTuning := []string{"enableTopologyAwarePreemption", "topologyAwarePreemptWorkerNum",
+		"minCandidateNodesPercentage", "minCandidateNodesAbsolute", "maxCandidateNodesAbsolute"}
+	r.ActionArguments[preempt.Name] = func(args conf.Arguments) error { return args.CheckKeys(preemptTuning) }
+	r.IgnoredArguments = map[string][]string{preempt.Name: preemptTuning}
 	// Volcano's gang-aware actions are the same as preempt and reclaim here, which take victims
 	// as whole jobs or surplus pods and simulate the gang before evicting.
 	for _, alias := range []string{"gangpreempt", "gangPreempt"} {
