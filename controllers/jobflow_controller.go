@@ -202,8 +202,9 @@ func (r *JobFlowReconciler) finalize(ctx context.Context, run *flowRun, read *fl
 	if retErr == nil {
 		jf.Status.ObservedGeneration = jf.Generation
 	}
-	if err := writeStatus(ctx, r.Client, read, jf, jobFlowControllerName); err != nil {
-		if apierrors.IsNotFound(err) {
+	if err := writeStatusFrom(ctx, r.Client, read, jf, jobFlowControllerName); err != nil {
+		if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
+			// Gone, or read stale from the cache: the newer object's event reconciles it again.
 			return retErr
 		}
 		return errors.Join(retErr, fmt.Errorf("writing the JobFlow's status: %w", err))

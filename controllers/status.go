@@ -40,3 +40,19 @@ func writeStatus(ctx context.Context, c client.Client, read, obj client.Object, 
 	}
 	return c.Status().Patch(ctx, obj, p, client.FieldOwner(fieldOwner))
 }
+
+// writeStatusFrom is writeStatus for a status computed from the previous status (a JobFlow's keeps
+// the record of jobs deleted since): the patch carries read's resourceVersion, so a reconcile that
+// read a stale copy from the cache is refused with a Conflict instead of writing a status computed
+// from an old one over a newer one. The newer object's watch event brings the next reconcile.
+func writeStatusFrom(ctx context.Context, c client.Client, read, obj client.Object, fieldOwner string) error {
+	p := client.MergeFromWithOptions(read, client.MergeFromWithOptimisticLock{})
+	changed, err := client.MergeFrom(read).Data(obj)
+	if err != nil {
+		return fmt.Errorf("computing the status patch: %w", err)
+	}
+	if string(changed) == "{}" {
+		return nil
+	}
+	return c.Status().Patch(ctx, obj, p, client.FieldOwner(fieldOwner))
+}
