@@ -41,19 +41,17 @@ func (ssn *Session) RoomCanBeMade(j *api.JobInfo) bool {
 	if q == nil || !q.IsOpen() || j.MinResources == nil {
 		return false
 	}
-	room := ssn.freeRoom()
-	for _, u := range ssn.Snapshot.Usage {
-		room.SubFloor(&u.Inqueue)
-	}
+	rc := ssn.roomCache()
+	room := rc.free.Clone()
 	room.SubFloor(&ssn.roomPromised)
 	if ssn.Config.ActionConfigured(preemptAction) {
-		lower, kept, protected := ssn.evictableWork(func(vj *api.JobInfo) bool { return vj.Queue == q.Name && vj.Priority < j.Priority })
-		lower.Add(&room)
-		if j.MinResources.LessEqual(&lower) {
+		lower := rc.work(func(queue string, priority int32) bool { return queue == q.Name && priority < j.Priority })
+		lower.evictable.Add(&room)
+		if j.MinResources.LessEqual(&lower.evictable) {
 			ssn.roomPromised.Add(j.MinResources)
 			return true
 		}
-		ssn.explainProtected(j, "preemption", lower, kept, protected)
+		ssn.explainProtected(j, "preemption", lower)
 	}
 	if ssn.Config.ActionConfigured(reclaimAction) && !ssn.Overused(q) &&
 		ssn.Preemptive(q, &api.TaskInfo{Job: j.UID, Namespace: j.Namespace, Name: j.Name, Resreq: j.MinResources}) {
@@ -61,37 +59,90 @@ func (ssn *Session) RoomCanBeMade(j *api.JobInfo) bool {
 		for name, vq := range ssn.Queues {
 			over[name] = name != q.Name && vq.Reclaimable && ssn.Overused(vq)
 		}
-		reclaimable, kept, protected := ssn.evictableWork(func(vj *api.JobInfo) bool { return over[vj.Queue] })
-		reclaimable.Add(&room)
-		if j.MinResources.LessEqual(&reclaimable) {
+		reclaimable := rc.work(func(queue string, _ int32) bool { return over[queue] })
+		reclaimable.evictable.Add(&room)
+		if j.MinResources.LessEqual(&reclaimable.evictable) {
 			ssn.roomPromised.Add(j.MinResources)
 			return true
 		}
-		ssn.explainProtected(j, "reclaim", reclaimable, kept, protected)
+		ssn.explainProtected(j, "reclaim", reclaimable)
 	}
 	return false
 }
 
 // explainProtected tells a job that protected work is all that keeps the room-making action from
-// acting for it: with that work, what could be freed would cover its minResources.
-func (ssn *Session) explainProtected(j *api.JobInfo, action string, freeable, kept api.Resource, protected protections) {
-	if len(protected) == 0 {
+// acting for it: with that work, what could be freed (w.evictable, the free room included)
+// would cover its minResources.
+func (ssn *Session) explainProtected(j *api.JobInfo, action string, w workSum) {
+	if len(w.protected) == 0 {
 		return
 	}
-	freeable.Add(&kept)
+	freeable := w.evictable.Clone()
+	freeable.Add(&w.protectedWork)
 	if j.MinResources.LessEqual(&freeable) {
-		ssn.Explain(j.UID, fmt.Sprintf("%s cannot make room for the gang: the work it could take is protected: %s", action, protected))
+		ssn.Explain(j.UID, fmt.Sprintf("%s cannot make room for the gang: the work it could take is protected: %s", action, w.protected))
 	}
 }
 
-// evictableWork sums the requests of the running pods of the jobs keep selects that could be
-// evicted, and sums apart those that are protected (they or their PodGroup are marked
-// volcano.sh/preemptable=false), counting them by what protects them.
-func (ssn *Session) evictableWork(keep func(vj *api.JobInfo) bool) (evictable, protectedWork api.Resource, protected protections) {
-	protected = protections{}
+// workSum is running work that preempt or reclaim could take: what may be evicted, and apart
+// what is protected (it or its PodGroup is marked volcano.sh/preemptable=false), counted by
+// what protects it.
+type workSum struct {
+	evictable, protectedWork api.Resource
+	protected                protections
+}
+
+func (w *workSum) add(o *workSum) {
+	w.evictable.Add(&o.evictable)
+	w.protectedWork.Add(&o.protectedWork)
+	for what, n := range o.protected {
+		w.protected.add(what, n)
+	}
+}
+
+// admissionRoom is what RoomCanBeMade works from, gathered once per cycle: the free room less
+// what admitted jobs still need, and the running work by queue and job priority.
+type admissionRoom struct {
+	free    api.Resource
+	byQueue map[string]map[int32]*workSum
+}
+
+// work sums the running work of the queues and priorities keep selects.
+func (r *admissionRoom) work(keep func(queue string, priority int32) bool) workSum {
+	sum := workSum{protected: protections{}}
+	for queue, byPriority := range r.byQueue {
+		for priority, w := range byPriority {
+			if keep(queue, priority) {
+				sum.add(w)
+			}
+		}
+	}
+	return sum
+}
+
+// roomCache returns the cycle's admissionRoom, gathering it on first use: enqueue, which asks,
+// places and evicts nothing, so it holds for the whole action.
+func (ssn *Session) roomCache() *admissionRoom {
+	if ssn.admission != nil {
+		return ssn.admission
+	}
+	r := &admissionRoom{free: ssn.freeRoom(), byQueue: map[string]map[int32]*workSum{}}
+	for _, u := range ssn.Snapshot.Usage {
+		r.free.SubFloor(&u.Inqueue)
+	}
 	for _, vj := range ssn.Jobs {
-		if vj.Allocated.IsEmpty() || !keep(vj) {
+		if vj.Allocated.IsEmpty() {
 			continue
+		}
+		byPriority := r.byQueue[vj.Queue]
+		if byPriority == nil {
+			byPriority = map[int32]*workSum{}
+			r.byQueue[vj.Queue] = byPriority
+		}
+		w := byPriority[vj.Priority]
+		if w == nil {
+			w = &workSum{protected: protections{}}
+			byPriority[vj.Priority] = w
 		}
 		for _, t := range vj.Tasks {
 			if t.Status != api.Running && t.Status != api.Bound {
@@ -99,15 +150,16 @@ func (ssn *Session) evictableWork(keep func(vj *api.JobInfo) bool) (evictable, p
 			}
 			switch {
 			case !vj.Preemptable:
-				protected.add(protectedGroup, 1)
-				protectedWork.Add(t.Resreq)
+				w.protected.add(protectedGroup, 1)
+				w.protectedWork.Add(t.Resreq)
 			case !t.Preemptable:
-				protected.add(protectedPod, 1)
-				protectedWork.Add(t.Resreq)
+				w.protected.add(protectedPod, 1)
+				w.protectedWork.Add(t.Resreq)
 			default:
-				evictable.Add(t.Resreq)
+				w.evictable.Add(t.Resreq)
 			}
 		}
 	}
-	return evictable, protectedWork, protected
+	ssn.admission = r
+	return r
 }

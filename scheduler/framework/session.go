@@ -119,6 +119,8 @@ type Session struct {
 	budgetUsed map[string]int32
 	// roomPromised is what RoomCanBeMade admitted PodGroups for in the cycle.
 	roomPromised api.Resource
+	// admission is what RoomCanBeMade works from, gathered on its first call in the cycle.
+	admission *admissionRoom
 
 	// The enabled per-node callbacks, in tier order, gathered once the plugins registered.
 	predicates    []PredicateFn
