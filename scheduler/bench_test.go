@@ -71,30 +71,42 @@ func BenchmarkScheduling(b *testing.B) {
 
 const benchWorkers = 16
 
-func runWorkload(b *testing.B, w workload) {
-	f := &framework.Framework{WithoutControllerManager: true, APIServerFlags: map[string]string{"disable-admission-plugins": "TaintNodesByCondition,ServiceAccount"}}
+// benchControlPlane starts a control plane of plain API objects (no controller manager, nodes
+// without a kubelet) with the namespaces given, and returns it with a client configured as the
+// scheduler's bind client; stop ends it.
+func benchControlPlane(b *testing.B, namespaces ...string) (f *framework.Framework, kube kubernetes.Interface, stop func()) {
+	b.Helper()
+	f = &framework.Framework{WithoutControllerManager: true, APIServerFlags: map[string]string{"disable-admission-plugins": "TaintNodesByCondition,ServiceAccount"}}
 	if err := f.Start(); err != nil {
 		b.Fatal(err)
 	}
-	defer func() {
+	stop = func() {
 		if err := f.Stop(); err != nil {
 			b.Error(err)
 		}
-	}()
+	}
 	// As scheduler_perf, no client-side throttling worth the name; the same config serves the
 	// ceiling's client and the scheduler's.
 	f.Config.QPS, f.Config.Burst = 5000, 5000
 	// The scheduler's own bind client configuration, for the ceiling and the watches too.
 	kube, err := kubernetes.NewForConfig(scheduler.BindClientConfig(f.Config))
 	if err != nil {
+		stop()
 		b.Fatal(err)
 	}
-	ctx := context.Background()
-	for _, ns := range []string{"bench", "ceiling"} {
-		if _, err := kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+	for _, ns := range namespaces {
+		if _, err := kube.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+			stop()
 			b.Fatal(err)
 		}
 	}
+	return f, kube, stop
+}
+
+func runWorkload(b *testing.B, w workload) {
+	f, kube, stopControlPlane := benchControlPlane(b, "bench", "ceiling")
+	defer stopControlPlane()
+	ctx := context.Background()
 	total := w.groups * w.size
 	setup := time.Now()
 	nodeNames := createNodes(b, kube, w.nodes)

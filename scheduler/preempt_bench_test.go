@@ -94,26 +94,9 @@ func BenchmarkPreemption(b *testing.B) {
 }
 
 func runPreemption(b *testing.B) {
-	f := &framework.Framework{WithoutControllerManager: true, APIServerFlags: map[string]string{"disable-admission-plugins": "TaintNodesByCondition,ServiceAccount"}}
-	if err := f.Start(); err != nil {
-		b.Fatal(err)
-	}
-	defer func() {
-		if err := f.Stop(); err != nil {
-			b.Error(err)
-		}
-	}()
-	f.Config.QPS, f.Config.Burst = 5000, 5000
-	kube, err := kubernetes.NewForConfig(scheduler.BindClientConfig(f.Config))
-	if err != nil {
-		b.Fatal(err)
-	}
+	f, kube, stopControlPlane := benchControlPlane(b, "low", "high")
+	defer stopControlPlane()
 	ctx := context.Background()
-	for _, ns := range []string{"low", "high"} {
-		if _, err := kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
-			b.Fatal(err)
-		}
-	}
 	for name, value := range map[string]int32{"low": 10, "high": 1000} {
 		if _, err := kube.SchedulingV1().PriorityClasses().Create(ctx, &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: name}, Value: value}, metav1.CreateOptions{}); err != nil {
 			b.Fatal(err)
