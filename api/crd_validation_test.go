@@ -70,7 +70,6 @@ var schemaDefaults = map[string][]defaultRule{
 		{"spec.queue", "default"},
 		{"spec.maxRetry", float64(3)},
 		{"spec.networkTopology.mode", "hard"},
-		{"spec.tasks[*].name", "default0"},
 		{"spec.tasks[*].maxRetry", float64(3)},
 		{"spec.tasks[*].partitionPolicy.minPartitions", float64(0)},
 		{"spec.tasks[*].partitionPolicy.networkTopology.mode", "hard"},
@@ -78,7 +77,6 @@ var schemaDefaults = map[string][]defaultRule{
 	"JobTemplate": {
 		{"spec.queue", "default"},
 		{"spec.maxRetry", float64(3)},
-		{"spec.tasks[*].name", "default0"},
 		{"spec.tasks[*].maxRetry", float64(3)},
 	},
 	"JobFlow": {

@@ -134,6 +134,38 @@ var _ = Describe("Job controller", Label("controller:job"), func() {
 		Expect(condition(cur, batchv1alpha1.ReconcilingCondition)).To(BeNil())
 	})
 
+	It("names unnamed tasks default<i> as Volcano does, without writing the name into the spec", func(ctx SpecContext) {
+		job := wrappers.MakeJob("anon", ns).Scheduler(testScheduler).
+			UnnamedTask(1).RunFor(2 * time.Second).
+			UnnamedTask(1).RunFor(2 * time.Second).Obj()
+		Expect(fw.Client.Create(ctx, job)).To(Succeed())
+
+		Eventually(func(g Gomega) {
+			pods := jobPods(ctx, g, job)
+			g.Expect(podNames(pods)).To(Equal([]string{"anon-default0-0", "anon-default1-0"}))
+			for i, p := range pods {
+				task := fmt.Sprintf("default%d", i)
+				g.Expect(p.Labels).To(HaveKeyWithValue(batchv1alpha1.TaskSpecKey, task))
+				g.Expect(p.Annotations).To(HaveKeyWithValue(batchv1alpha1.TaskSpecKey, task))
+				g.Expect(p.Annotations).To(HaveKeyWithValue(batchv1alpha1.TemplateUID, "anon-"+task))
+			}
+			cur := getJob(ctx, g, job)
+			pg := &schedulingv1beta1.PodGroup{}
+			g.Expect(fw.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: naming.PodGroupName("anon", cur.UID)}, pg)).To(Succeed())
+			g.Expect(pg.Spec.MinTaskMember).To(Equal(map[string]int32{"default0": 1, "default1": 1}))
+		}, framework.Timeout, framework.Interval).Should(Succeed())
+
+		cur := expectPhase(ctx, job, batchv1alpha1.Completed, framework.LongTimeout)
+		Expect(cur.Status.TaskStatusCount).To(HaveKey("default0"))
+		Expect(cur.Status.TaskStatusCount).To(HaveKey("default1"))
+		// The spec is as applied: no task name written (generation 1: nothing wrote the spec).
+		Expect(cur.Generation).To(Equal(int64(1)))
+		Expect(cur.Spec.Tasks).To(HaveLen(2))
+		for _, t := range cur.Spec.Tasks {
+			Expect(t.Name).To(BeEmpty())
+		}
+	})
+
 	It("restarts the job when a pod fails and fails it once maxRetry runs are used", func(ctx SpecContext) {
 		job := wrappers.MakeJob("retry", ns).Scheduler(testScheduler).MaxRetry(2).
 			Task("worker", 2).RunFor(time.Second).ExitCode(1).

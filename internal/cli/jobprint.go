@@ -27,6 +27,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	batchv1alpha1 "github.com/caldera-sh/caldera/api/batch/v1alpha1"
+	"github.com/caldera-sh/caldera/internal/job/naming"
 	jobspec "github.com/caldera-sh/caldera/internal/job/spec"
 )
 
@@ -212,7 +213,7 @@ func formatJobView(job *batchv1alpha1.Job, events []corev1.Event, now time.Time)
 		minAvailable := jobspec.TaskMinAvailable(t)
 		images, requests, limits := containerSummary(t.Template.Spec.Containers)
 		taskRows = append(taskRows, []string{
-			orNone(t.Name), itoa(t.Replicas), itoa(minAvailable), orNone(images), orNone(requests), orNone(limits),
+			naming.TaskName(job.Spec.Tasks, i), itoa(t.Replicas), itoa(minAvailable), orNone(images), orNone(requests), orNone(limits),
 		})
 	}
 	b.WriteString(indentLines("  ", formatTable([]string{"NAME", "REPLICAS", "MIN", "IMAGE", "REQUESTS", "LIMITS"}, taskRows)))

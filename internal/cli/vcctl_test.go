@@ -100,7 +100,7 @@ var _ = Describe("vcctl", Label("vcctl"), func() {
 			Expect(job.Spec.Queue).To(Equal("default"))
 			Expect(job.Spec.Tasks).To(HaveLen(1))
 			task := job.Spec.Tasks[0]
-			Expect(task.Name).To(Equal("default0"), "the CRD names an unnamed task")
+			Expect(task.Name).To(BeEmpty(), "an unnamed task stays unnamed: the controller names it default0 without writing it")
 			Expect(task.Replicas).To(Equal(int32(3)))
 			Expect(task.Template.Spec.RestartPolicy).To(Equal(corev1.RestartPolicyNever))
 			Expect(task.Template.Spec.Containers).To(HaveLen(1))

@@ -318,18 +318,16 @@ func dependsOnFindings(job *batchv1alpha1.Job, pods []corev1.Pod, byTask map[str
 	}
 	var out []finding
 	for i := range job.Spec.Tasks {
-		t := &job.Spec.Tasks[i]
-		if t.DependsOn == nil || len(t.DependsOn.Name) == 0 || len(byTask[t.Name]) > 0 ||
-			lifecycle.DependenciesMet(&job.Spec, t.Name, all) {
+		t, task := &job.Spec.Tasks[i], naming.TaskName(job.Spec.Tasks, i)
+		if t.DependsOn == nil || len(t.DependsOn.Name) == 0 || len(byTask[task]) > 0 ||
+			lifecycle.DependenciesMet(&job.Spec, task, all) {
 			continue
 		}
 		var deps []string
 		for _, name := range t.DependsOn.Name {
 			want := int32(0)
-			for j := range job.Spec.Tasks {
-				if job.Spec.Tasks[j].Name == name {
-					want = jobspec.TaskMinAvailable(&job.Spec.Tasks[j])
-				}
+			if j := naming.TaskIndex(job.Spec.Tasks, name); j >= 0 {
+				want = jobspec.TaskMinAvailable(&job.Spec.Tasks[j])
 			}
 			deps = append(deps, fmt.Sprintf("%s (%d of %d pods ready)", name, readyPods(byTask[name]), want))
 		}
@@ -338,7 +336,7 @@ func dependsOnFindings(job *batchv1alpha1.Job, pods []corev1.Pod, byTask map[str
 			how = "any of"
 		}
 		out = append(out, finding{
-			what: fmt.Sprintf("task %s waits for %s %s (dependsOn): its pods are made once they are ready", t.Name, how, strings.Join(deps, ", ")),
+			what: fmt.Sprintf("task %s waits for %s %s (dependsOn): its pods are made once they are ready", task, how, strings.Join(deps, ", ")),
 			next: "nothing to do while those tasks start; if they do not, the lines about their pods say why",
 		})
 	}
@@ -385,13 +383,13 @@ func gangFindings(in whyInput, byTask map[string][]*corev1.Pod) []finding {
 	}
 	out := []finding{{what: fmt.Sprintf("the gang is short: %d of %d pods (minAvailable) are bound to nodes", bound, minMember)}}
 	for i := range job.Spec.Tasks {
-		t := &job.Spec.Tasks[i]
-		need, ok := minTask[t.Name]
+		t, task := &job.Spec.Tasks[i], naming.TaskName(job.Spec.Tasks, i)
+		need, ok := minTask[task]
 		if !ok {
 			need = jobspec.TaskMinAvailable(t)
 		}
 		exist, taskBound := 0, 0
-		for _, p := range byTask[t.Name] {
+		for _, p := range byTask[task] {
 			if p.DeletionTimestamp != nil {
 				continue
 			}
@@ -403,9 +401,9 @@ func gangFindings(in whyInput, byTask map[string][]*corev1.Pod) []finding {
 		if int32(taskBound) >= need && int32(exist) >= t.Replicas {
 			continue
 		}
-		what := fmt.Sprintf("task %s: %d of %d pods exist, %d bound, %d needed (minTaskMember)", t.Name, exist, t.Replicas, taskBound, need)
+		what := fmt.Sprintf("task %s: %d of %d pods exist, %d bound, %d needed (minTaskMember)", task, exist, t.Replicas, taskBound, need)
 		next := ""
-		if int32(exist) < need && (t.DependsOn == nil || len(byTask[t.Name]) > 0) {
+		if int32(exist) < need && (t.DependsOn == nil || len(byTask[task]) > 0) {
 			next = "the job controller has not made all its pods: its events (vcctl job view) say why"
 		}
 		out = append(out, finding{what: what, next: next})

@@ -277,6 +277,53 @@ func TestPatchSpec(t *testing.T) {
 	}
 }
 
+func TestPatchSpecUnnamedTasks(t *testing.T) {
+	task := func(name string, replicas int32) batchv1alpha1.TaskSpec {
+		return batchv1alpha1.TaskSpec{Name: name, Replicas: replicas, Template: corev1.PodTemplateSpec{
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Image: "a:1"}}}}}
+	}
+	tmpl := batchv1alpha1.JobSpec{Tasks: []batchv1alpha1.TaskSpec{task("", 1), task("", 1)}}
+	cases := []struct {
+		name  string
+		patch string
+		want  []batchv1alpha1.TaskSpec
+	}{
+		{
+			name:  "a patch without tasks leaves them unnamed",
+			patch: `{"queue":"q2"}`,
+			want:  []batchv1alpha1.TaskSpec{task("", 1), task("", 1)},
+		},
+		{
+			name:  "a patch names an unnamed task by its effective name",
+			patch: `{"tasks":[{"name":"default1","replicas":4}]}`,
+			want:  []batchv1alpha1.TaskSpec{task("", 1), task("", 4)},
+		},
+		{
+			// The merge puts a task the patch adds first: the template's unnamed tasks move, and
+			// keep their effective names written.
+			name:  "a task the patch adds comes first",
+			patch: `{"tasks":[{"name":"extra","replicas":2,"template":{"spec":{"containers":[{"name":"main","image":"a:1"}]}}}]}`,
+			want:  []batchv1alpha1.TaskSpec{task("extra", 2), task("default0", 1), task("default1", 1)},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := flow("b")
+			f.Patch = &flowv1alpha1.Patch{JobSpec: &runtime.RawExtension{Raw: []byte(tc.patch)}}
+			got, err := PatchSpec(tmpl, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got.Tasks); diff != "" {
+				t.Errorf("tasks (-want +got):\n%s", diff)
+			}
+			if tmpl.Tasks[0].Name != "" || tmpl.Tasks[1].Replicas != 1 {
+				t.Error("PatchSpec changed the template")
+			}
+		})
+	}
+}
+
 func TestWhenEngine(t *testing.T) {
 	e, err := NewWhenEngine()
 	if err != nil {

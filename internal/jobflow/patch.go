@@ -25,13 +25,15 @@ import (
 
 	batchv1alpha1 "github.com/caldera-sh/caldera/api/batch/v1alpha1"
 	flowv1alpha1 "github.com/caldera-sh/caldera/api/flow/v1alpha1"
+	"github.com/caldera-sh/caldera/internal/job/naming"
 )
 
 // PatchSpec returns the template's spec with the flow's patch.jobSpec merged onto it as a
-// strategic merge patch: objects and maps merge, tasks merge by name and, within a task's pod
-// template, containers by name as kubectl patch does; other lists are replaced. The template's
-// spec is not changed. The error (a patch that is not a JSON object or does not fit a Job
-// spec) is a *SpecError naming the flow.
+// strategic merge patch: objects and maps merge, tasks merge by name (an unnamed task by its
+// effective name default<i>, naming.TaskName, which stays unwritten in the result) and, within
+// a task's pod template, containers by name as kubectl patch does; other lists are replaced.
+// The template's spec is not changed. The error (a patch that is not a JSON object or does not
+// fit a Job spec) is a *SpecError naming the flow.
 func PatchSpec(spec batchv1alpha1.JobSpec, f flowv1alpha1.Flow) (batchv1alpha1.JobSpec, error) {
 	if f.Patch == nil || f.Patch.JobSpec == nil || len(f.Patch.JobSpec.Raw) == 0 {
 		return *spec.DeepCopy(), nil
@@ -40,7 +42,17 @@ func PatchSpec(spec batchv1alpha1.JobSpec, f flowv1alpha1.Flow) (batchv1alpha1.J
 		return batchv1alpha1.JobSpec{}, &SpecError{Reason: flowv1alpha1.InvalidPatchReason,
 			Message: fmt.Sprintf("flow %s: patch.jobSpec cannot be merged onto JobTemplate %s: %v", f.Name, f.Name, err)}
 	}
-	original, err := json.Marshal(spec)
+	// The merge key of tasks is their name: an unnamed task takes its effective name for the
+	// merge, so a patch can name it, and gives it back below.
+	named := spec.DeepCopy()
+	given := map[string]bool{}
+	for i := range named.Tasks {
+		if named.Tasks[i].Name == "" {
+			named.Tasks[i].Name = naming.DefaultTaskName(i)
+			given[named.Tasks[i].Name] = true
+		}
+	}
+	original, err := json.Marshal(named)
 	if err != nil {
 		return bad(err)
 	}
@@ -51,6 +63,13 @@ func PatchSpec(spec batchv1alpha1.JobSpec, f flowv1alpha1.Flow) (batchv1alpha1.J
 	var out batchv1alpha1.JobSpec
 	if err := json.Unmarshal(merged, &out); err != nil {
 		return bad(err)
+	}
+	// A task named above is unnamed again where that gives it the same effective name: at the
+	// same position. One the merge moved (a task the patch adds comes first) keeps its name.
+	for i := range out.Tasks {
+		if name := out.Tasks[i].Name; given[name] && name == naming.DefaultTaskName(i) {
+			out.Tasks[i].Name = ""
+		}
 	}
 	return out, nil
 }

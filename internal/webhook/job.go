@@ -39,6 +39,7 @@ import (
 
 	batchv1alpha1 "github.com/caldera-sh/caldera/api/batch/v1alpha1"
 	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
+	"github.com/caldera-sh/caldera/internal/job/naming"
 	"github.com/caldera-sh/caldera/internal/job/validation"
 )
 
@@ -96,7 +97,7 @@ func (v *JobValidator) validate(ctx context.Context, old, job *batchv1alpha1.Job
 		}
 	}
 	for i := range job.Spec.Tasks {
-		if old != nil && i < len(old.Spec.Tasks) && old.Spec.Tasks[i].Name == job.Spec.Tasks[i].Name &&
+		if old != nil && i < len(old.Spec.Tasks) && naming.TaskName(old.Spec.Tasks, i) == naming.TaskName(job.Spec.Tasks, i) &&
 			equalTemplates(&old.Spec.Tasks[i].Template, &job.Spec.Tasks[i].Template) {
 			continue
 		}
@@ -130,14 +131,14 @@ func (v *JobValidator) checkQueue(ctx context.Context, job *batchv1alpha1.Job) (
 // dry-run create of the task's first pod. Only validation errors are reported: a quota or a
 // policy that forbids the pod now may allow it later.
 func (v *JobValidator) checkTemplate(ctx context.Context, job *batchv1alpha1.Job, i int) field.ErrorList {
-	task := &job.Spec.Tasks[i]
+	task, taskName := &job.Spec.Tasks[i], naming.TaskName(job.Spec.Tasks, i)
 	jobName := job.Name
 	if jobName == "" {
 		jobName = job.GenerateName + "x"
 	}
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{
-			Name:        fmt.Sprintf("%s-%s-0", jobName, task.Name),
+			Name:        naming.PodName(jobName, taskName, 0),
 			Namespace:   job.Namespace,
 			Labels:      task.Template.Labels,
 			Annotations: task.Template.Annotations,
@@ -157,7 +158,7 @@ func (v *JobValidator) checkTemplate(ctx context.Context, job *batchv1alpha1.Job
 	base := field.NewPath("spec", "tasks").Index(i).Child("template")
 	var status apierrors.APIStatus
 	if !apierrors.IsInvalid(err) || !errors.As(err, &status) || status.Status().Details == nil {
-		ctrl.LoggerFrom(ctx).V(2).Info("Dry-run of a task's pod failed for a reason other than validation", "task", task.Name, "error", err.Error())
+		ctrl.LoggerFrom(ctx).V(2).Info("Dry-run of a task's pod failed for a reason other than validation", "task", taskName, "error", err.Error())
 		return nil
 	}
 	var errs field.ErrorList

@@ -36,7 +36,7 @@ import (
 // Job is a batch job of one or more tasks (pod templates) scheduled as a gang.
 // It is Volcano's batch.volcano.sh/v1alpha1 Job, field for field.
 // +kubebuilder:validation:XValidation:rule="!has(self.metadata.name) || size(self.metadata.name) <= 63",message="metadata.name must be at most 63 characters: it is a label value on every pod of the job; choose a shorter name"
-// +kubebuilder:validation:XValidation:rule="!has(self.metadata.name) || !has(self.spec.tasks) || self.spec.tasks.all(t, size(self.metadata.name) + size(t.name) + size(string(has(t.replicas) && t.replicas > 1 ? t.replicas - 1 : 0)) + 2 <= 63)",message="pod names <job>-<task>-<index> must be at most 63 characters (they are also host names): shorten metadata.name or the task names",fieldPath=".spec.tasks",reason=FieldValueInvalid
+// +kubebuilder:validation:XValidation:rule="!has(self.metadata.name) || !has(self.spec.tasks) || self.spec.tasks.all(i, t, size(self.metadata.name) + (has(t.name) ? size(t.name) : 7 + size(string(i))) + size(string(has(t.replicas) && t.replicas > 1 ? t.replicas - 1 : 0)) + 2 <= 63)",message="pod names <job>-<task>-<index> must be at most 63 characters (they are also host names): shorten metadata.name or the task names (an unnamed task is named default<i>, i its position)",fieldPath=".spec.tasks",reason=FieldValueInvalid
 type Job struct {
 	metav1.TypeMeta `json:",inline"`
 	// metadata is the standard object metadata.
@@ -59,8 +59,8 @@ type Job struct {
 // take effect at the next decision that reads them.
 //
 // +kubebuilder:validation:XValidation:rule="!has(self.minAvailable) || !has(self.tasks) || self.minAvailable <= self.tasks.map(t, has(t.replicas) ? t.replicas : 0).sum()",message="job 'minAvailable' should not be greater than total replicas in tasks: lower spec.minAvailable or add replicas",fieldPath=".minAvailable"
-// +kubebuilder:validation:XValidation:rule="!has(self.tasks) || self.tasks.all(t, !has(t.dependsOn) || !has(t.dependsOn.name) || (!(t.name in t.dependsOn.name) && sets.contains(self.tasks.map(u, u.name), t.dependsOn.name)))",message="spec.tasks[*].dependsOn.name must name other tasks of this job: remove the task itself and names that are not tasks",fieldPath=".tasks",reason=FieldValueInvalid
-// +kubebuilder:validation:XValidation:rule="!has(self.plugins) || !('mpi' in self.plugins) || self.plugins['mpi'].size() > 0 || !has(self.tasks) || self.tasks.exists(t, t.name == 'master')",message="the mpi plugin needs its master task: name a task master, or pass --master=<task> in spec.plugins.mpi",fieldPath=".plugins",reason=FieldValueInvalid
+// +kubebuilder:validation:XValidation:rule="!has(self.tasks) || self.tasks.all(i, t, !has(t.dependsOn) || !has(t.dependsOn.name) || ((has(t.name) ? !(t.name in t.dependsOn.name) : !t.dependsOn.name.exists(d, d.startsWith('default') && d.substring(7) == string(i))) && sets.contains(self.tasks.filter(u, has(u.name)).map(u, u.name), t.dependsOn.name.filter(d, !(d.matches('^default(0|[1-9][0-9]?)$') && int(d.substring(7)) < size(self.tasks) && !has(self.tasks[int(d.substring(7))].name))))))",message="spec.tasks[*].dependsOn.name must name other tasks of this job (an unnamed task is named default<i>, i its position): remove the task itself and names that are not tasks",fieldPath=".tasks",reason=FieldValueInvalid
+// +kubebuilder:validation:XValidation:rule="!has(self.plugins) || !('mpi' in self.plugins) || self.plugins['mpi'].size() > 0 || !has(self.tasks) || self.tasks.exists(t, has(t.name) && t.name == 'master')",message="the mpi plugin needs its master task: name a task master, or pass --master=<task> in spec.plugins.mpi",fieldPath=".plugins",reason=FieldValueInvalid
 // +kubebuilder:validation:XValidation:rule="!has(self.queue) || self.queue != 'root'",message="jobs cannot be submitted to the root queue: name a leaf queue such as default",fieldPath=".queue"
 type JobSpec struct {
 	// schedulerName is the scheduler of the job's pods, used for every pod template that does not
@@ -82,14 +82,17 @@ type JobSpec struct {
 	// +optional
 	Volumes []VolumeSpec `json:"volumes,omitempty"`
 
-	// tasks are the pod templates of the job, each with a number of replicas.
-	// A task without a name is named default0; give every task a name when there are several.
+	// tasks are the pod templates of the job, each with a number of replicas. A task without a
+	// name is named default<i>, i its position in this list (default0, default1, ...), as
+	// Volcano names it; the name is computed when the job is reconciled, never written here.
+	// The effective names (given or default) must be unique.
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=64
-	// +listType=map
-	// +listMapKey=name
+	// +kubebuilder:validation:XValidation:rule="self.all(t, !has(t.name) || self.exists_one(u, has(u.name) && u.name == t.name))",messageExpression="'duplicated task name ' + self.map(t, has(t.name) && !self.exists_one(u, has(u.name) && u.name == t.name), t.name)[0] + ': give each task its own name'"
+	// +kubebuilder:validation:XValidation:rule="self.all(t, !has(t.name) || !(t.name.matches('^default(0|[1-9][0-9]?)$') && int(t.name.substring(7)) < size(self) && !has(self[int(t.name.substring(7))].name)))",messageExpression="self.map(t, has(t.name) && (t.name.matches('^default(0|[1-9][0-9]?)$') && int(t.name.substring(7)) < size(self) && !has(self[int(t.name.substring(7))].name)), 'duplicated task name ' + t.name + ': spec.tasks[' + t.name.substring(7) + '] has no name, so it is named ' + t.name + ' too (a task without a name is named default<i>, i its position); rename one of them')[0]"
+	// +listType=atomic
 	// +required
-	Tasks []TaskSpec `json:"tasks,omitempty" patchStrategy:"merge" patchMergeKey:"name"`
+	Tasks []TaskSpec `json:"tasks,omitempty" patchStrategy:"merge" patchMergeKey:"name"` // the strategic merge of JobFlow patches (jobflow.PatchSpec)
 
 	// policies are the job's lifecycle policies: when an event happens (or a CEL condition holds),
 	// take an action. A task's own policies are consulted before these.
@@ -273,13 +276,14 @@ const (
 )
 
 // TaskSpec is one pod template of a job, with its replicas and policies.
-// +kubebuilder:validation:XValidation:rule="!has(self.minAvailable) || self.minAvailable <= (has(self.replicas) ? self.replicas : 0)",messageExpression="'minAvailable is greater than replicas in task ' + self.name + ': lower minAvailable or raise replicas'",fieldPath=".minAvailable"
-// +kubebuilder:validation:XValidation:rule="!has(self.partitionPolicy) || (has(self.replicas) ? self.replicas : 0) == self.partitionPolicy.totalPartitions * self.partitionPolicy.partitionSize",messageExpression="'replicas are not equal to partitionPolicy.totalPartitions * partitionPolicy.partitionSize in task ' + self.name + ': make them match'",fieldPath=".replicas"
-// +kubebuilder:validation:XValidation:rule="!has(self.partitionPolicy) || !has(self.minAvailable) || !has(self.partitionPolicy.minPartitions) || self.partitionPolicy.minPartitions == 0 || self.minAvailable == self.partitionPolicy.minPartitions * self.partitionPolicy.partitionSize",messageExpression="'minAvailable is not equal to partitionPolicy.minPartitions * partitionPolicy.partitionSize in task ' + self.name + ': drop minAvailable or make them match'",fieldPath=".minAvailable"
+// +kubebuilder:validation:XValidation:rule="!has(self.minAvailable) || self.minAvailable <= (has(self.replicas) ? self.replicas : 0)",messageExpression="'minAvailable is greater than replicas in ' + (has(self.name) ? 'task ' + self.name : 'an unnamed task') + ': lower minAvailable or raise replicas'",fieldPath=".minAvailable"
+// +kubebuilder:validation:XValidation:rule="!has(self.partitionPolicy) || (has(self.replicas) ? self.replicas : 0) == self.partitionPolicy.totalPartitions * self.partitionPolicy.partitionSize",messageExpression="'replicas are not equal to partitionPolicy.totalPartitions * partitionPolicy.partitionSize in ' + (has(self.name) ? 'task ' + self.name : 'an unnamed task') + ': make them match'",fieldPath=".replicas"
+// +kubebuilder:validation:XValidation:rule="!has(self.partitionPolicy) || !has(self.minAvailable) || !has(self.partitionPolicy.minPartitions) || self.partitionPolicy.minPartitions == 0 || self.minAvailable == self.partitionPolicy.minPartitions * self.partitionPolicy.partitionSize",messageExpression="'minAvailable is not equal to partitionPolicy.minPartitions * partitionPolicy.partitionSize in ' + (has(self.name) ? 'task ' + self.name : 'an unnamed task') + ': drop minAvailable or make them match'",fieldPath=".minAvailable"
 // +kubebuilder:validation:XValidation:rule="has(self.template) && has(self.template.spec) && size(self.template.spec.containers) > 0",message="template.spec.containers must name at least one container: every task needs a pod template",fieldPath=".template",reason=FieldValueRequired
 type TaskSpec struct {
-	// name is the task's name, a DNS label; pods are named <job>-<name>-<index>.
-	// +kubebuilder:default=default0
+	// name is the task's name, a DNS label; pods are named <job>-<name>-<index>. Unset means
+	// default<i>, i the task's position in spec.tasks, computed when the job is reconciled and
+	// never written here.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=63
 	// +kubebuilder:validation:XValidation:rule="!format.dns1123Label().validate(self).hasValue()",message="must be a DNS label (it becomes part of pod names): at most 63 lower-case letters, digits or '-', starting and ending with a letter or digit"

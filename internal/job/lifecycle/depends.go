@@ -26,7 +26,7 @@ import (
 // PodSlot is a pod to create: the task and the index within it. Its name is
 // naming.PodName(job, Task, Index).
 type PodSlot struct {
-	// Task is the name of the task.
+	// Task is the effective name of the task (naming.TaskName).
 	Task string
 	// Index is the pod's index within the task.
 	Index int
@@ -83,13 +83,14 @@ func MissingPods(jobName string, spec *batchv1alpha1.JobSpec, pods []*corev1.Pod
 		names[p.Name] = true
 	}
 	var slots []PodSlot
-	for _, t := range spec.Tasks {
-		if !DependenciesMet(spec, t.Name, pods) {
+	for ti, t := range spec.Tasks {
+		task := naming.TaskName(spec.Tasks, ti)
+		if !DependenciesMet(spec, task, pods) {
 			continue
 		}
 		for i := range int(t.Replicas) {
-			if !names[naming.PodName(jobName, t.Name, i)] {
-				slots = append(slots, PodSlot{Task: t.Name, Index: i})
+			if !names[naming.PodName(jobName, task, i)] {
+				slots = append(slots, PodSlot{Task: task, Index: i})
 			}
 		}
 	}

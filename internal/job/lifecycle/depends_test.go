@@ -75,3 +75,27 @@ func TestMissingPods(t *testing.T) {
 		t.Errorf("missing pods (-want +got):\n%s", diff)
 	}
 }
+
+func TestMissingPodsUnnamedTasks(t *testing.T) {
+	// Unnamed tasks are default0 and default1; default1 waits for default0 (dependsOn).
+	spec := &batchv1alpha1.JobSpec{Tasks: []batchv1alpha1.TaskSpec{task("", 1), task("", 2, dependsOn("", "default0"))}}
+	cases := []struct {
+		name string
+		pods []*corev1.Pod
+		want []PodSlot
+	}{
+		{name: "no pods: the first task only", want: []PodSlot{{Task: "default0", Index: 0}}},
+		{
+			name: "default0 ready: default1's pods",
+			pods: []*corev1.Pod{newPod("default0", 0, corev1.PodSucceeded)},
+			want: []PodSlot{{Task: "default1", Index: 0}, {Task: "default1", Index: 1}},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, MissingPods("j", spec, tc.pods)); diff != "" {
+				t.Errorf("missing pods (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -21,8 +21,8 @@ limitations under the License.
 //
 // # A reconcile, step by step
 //
-//  1. EffectiveSpec: the spec with the defaults computed at reconcile time (minAvailable,
-//     maxRetry, schedulerName, implied plugins), never written back.
+//  1. EffectiveSpec: the spec with the defaults computed at reconcile time (task names
+//     default<i>, minAvailable, maxRetry, schedulerName, implied plugins), never written back.
 //  2. Requests: PodRequests for each change of a pod, PodGroupRequest for a PodGroup phase
 //     change, CommandRequest for a Command, and SpecAction for what the spec asks for
 //     (spec.suspend, a pod template change).

@@ -24,6 +24,7 @@ import (
 
 	batchv1alpha1 "github.com/caldera-sh/caldera/api/batch/v1alpha1"
 	busv1alpha1 "github.com/caldera-sh/caldera/api/bus/v1alpha1"
+	"github.com/caldera-sh/caldera/internal/job/naming"
 )
 
 // Reasons a Decision gives, besides the name of the event that matched (PodFailed,
@@ -191,11 +192,8 @@ type policySet struct {
 func policySets(job *batchv1alpha1.Job, req Request, extra []batchv1alpha1.LifecyclePolicy) []policySet {
 	var sets []policySet
 	if req.TaskName != "" {
-		for i, t := range job.Spec.Tasks {
-			if t.Name == req.TaskName {
-				sets = append(sets, policySet{fmt.Sprintf("spec.tasks[%d].policies", i), t.Policies})
-				break
-			}
+		if i := naming.TaskIndex(job.Spec.Tasks, req.TaskName); i >= 0 {
+			sets = append(sets, policySet{fmt.Sprintf("spec.tasks[%d].policies", i), job.Spec.Tasks[i].Policies})
 		}
 	}
 	return append(sets,

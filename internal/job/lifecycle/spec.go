@@ -26,6 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	batchv1alpha1 "github.com/caldera-sh/caldera/api/batch/v1alpha1"
+	"github.com/caldera-sh/caldera/internal/job/naming"
 	jobspec "github.com/caldera-sh/caldera/internal/job/spec"
 	"github.com/caldera-sh/caldera/internal/job/validation"
 )
@@ -39,7 +40,7 @@ const UnlimitedRetry int32 = -1
 // EffectiveSpec returns a copy of spec with the defaults computed at reconcile time filled in;
 // spec itself is not changed, and the result is never meant to be written back:
 //
-//   - an unnamed task is named default<i> (i its position);
+//   - an unnamed task is named default<i>, i its position (naming.TaskName);
 //   - a task's minAvailable, when unset, is partitionPolicy.minPartitions*partitionSize when
 //     minPartitions > 0, else replicas;
 //   - a task's maxRetry 0 is DefaultMaxRetry (3); -1 stays unlimited;
@@ -60,9 +61,7 @@ func EffectiveSpec(spec *batchv1alpha1.JobSpec, defaultSchedulerName string) (*b
 	out := spec.DeepCopy()
 	for i := range out.Tasks {
 		t := &out.Tasks[i]
-		if t.Name == "" {
-			t.Name = fmt.Sprintf("default%d", i)
-		}
+		t.Name = naming.TaskName(out.Tasks, i)
 		minAvailable := taskMinAvailable(t)
 		t.MinAvailable = &minAvailable
 		t.MaxRetry = taskMaxRetry(t)
@@ -119,12 +118,11 @@ func totalTaskMinAvailable(spec *batchv1alpha1.JobSpec) int32 {
 	return jobspec.TotalTaskMinAvailable(spec)
 }
 
-// findTask is the task with the given name, or nil.
+// findTask is the task whose effective name (naming.TaskName) is name, or nil; spec may be
+// raw or effective.
 func findTask(spec *batchv1alpha1.JobSpec, name string) *batchv1alpha1.TaskSpec {
-	for i := range spec.Tasks {
-		if spec.Tasks[i].Name == name {
-			return &spec.Tasks[i]
-		}
+	if i := naming.TaskIndex(spec.Tasks, name); i >= 0 {
+		return &spec.Tasks[i]
 	}
 	return nil
 }
@@ -194,7 +192,7 @@ func validateDependsOn(tasksPath *field.Path, spec *batchv1alpha1.JobSpec) field
 		for j, dep := range t.DependsOn.Name {
 			np := tasksPath.Index(i).Child("dependsOn", "name").Index(j)
 			switch {
-			case dep == t.Name:
+			case dep == naming.TaskName(spec.Tasks, i):
 				errs = append(errs, field.Invalid(np, dep, "a task cannot depend on itself; remove it"))
 			case findTask(spec, dep) == nil:
 				errs = append(errs, field.NotFound(np, dep))
@@ -230,7 +228,7 @@ type taskTemplate struct {
 // each task's name and pod template, the volumes, and the plugins (with the implied ones, so
 // naming an implied plugin does not count as a change). Replicas, minAvailable, policies and
 // the other fields change in place and are not part of it. Unnamed tasks hash under their
-// default name, as EffectiveSpec names them.
+// effective name (naming.TaskName), as EffectiveSpec names them.
 func TemplateHash(spec *batchv1alpha1.JobSpec) string {
 	parts := templateParts{Volumes: spec.Volumes, Plugins: withImpliedPlugins(spec.Plugins)}
 	for name, args := range parts.Plugins {
@@ -238,12 +236,8 @@ func TemplateHash(spec *batchv1alpha1.JobSpec) string {
 			parts.Plugins[name] = []string{} // no arguments, however written
 		}
 	}
-	for i, t := range spec.Tasks {
-		name := t.Name
-		if name == "" {
-			name = fmt.Sprintf("default%d", i)
-		}
-		parts.Tasks = append(parts.Tasks, taskTemplate{Name: name, Template: t.Template})
+	for i := range spec.Tasks {
+		parts.Tasks = append(parts.Tasks, taskTemplate{Name: naming.TaskName(spec.Tasks, i), Template: spec.Tasks[i].Template})
 	}
 	data, err := json.Marshal(parts)
 	if err != nil {

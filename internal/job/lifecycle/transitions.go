@@ -23,6 +23,7 @@ import (
 
 	batchv1alpha1 "github.com/caldera-sh/caldera/api/batch/v1alpha1"
 	busv1alpha1 "github.com/caldera-sh/caldera/api/bus/v1alpha1"
+	"github.com/caldera-sh/caldera/internal/job/naming"
 )
 
 // stay keeps the job in its phase.
@@ -133,11 +134,11 @@ func finishedStatus(m *machine) (batchv1alpha1.JobPhase, string, string) {
 	}
 	if spec.MinAvailable >= totalTaskMinAvailable(spec) {
 		for i := range spec.Tasks {
-			t := &spec.Tasks[i]
-			phases, counted := c.byTask[t.Name]
+			t, name := &spec.Tasks[i], naming.TaskName(spec.Tasks, i)
+			phases, counted := c.byTask[name]
 			if want := taskMinAvailable(t); counted && phases[corev1.PodSucceeded] < want {
 				return failed("every pod has finished, and task %s has %d succeeded pods, fewer than its minAvailable %d",
-					t.Name, phases[corev1.PodSucceeded], want)
+					name, phases[corev1.PodSucceeded], want)
 			}
 		}
 	}

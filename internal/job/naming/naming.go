@@ -48,6 +48,48 @@ const (
 	volumeResourcePrefix = "volume-pvc-"
 )
 
+// defaultTaskNamePrefix starts the name of an unnamed task: default<i>, i its position in
+// spec.tasks, as Volcano's mutating webhook names it (v1alpha1.DefaultTaskSpec + index).
+const defaultTaskNamePrefix = "default"
+
+// TaskName is the effective name of tasks[i], the task at position i of a job's spec.tasks: its
+// name, or default<i> when it has none, the name Volcano's mutating webhook writes into the
+// spec. Caldera writes nothing back: every place that names a task (pod names, the task-spec
+// label and annotation, the PodGroup's minTaskMember, status.taskStatusCount, dependsOn,
+// policies, plugins, vcctl) calls this function instead. i must be an index of tasks.
+func TaskName(tasks []batchv1alpha1.TaskSpec, i int) string {
+	if name := tasks[i].Name; name != "" {
+		return name
+	}
+	return DefaultTaskName(i)
+}
+
+// DefaultTaskName is the effective name of an unnamed task at position i of spec.tasks:
+// default<i>.
+func DefaultTaskName(i int) string {
+	return defaultTaskNamePrefix + strconv.Itoa(i)
+}
+
+// TaskIndex is the position in tasks of the task whose TaskName is name, or -1 when there is
+// none. The CRD keeps effective names unique, so there is at most one.
+func TaskIndex(tasks []batchv1alpha1.TaskSpec, name string) int {
+	for i := range tasks {
+		if TaskName(tasks, i) == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// TaskNames lists the TaskName of every task, in spec order.
+func TaskNames(tasks []batchv1alpha1.TaskSpec) []string {
+	names := make([]string, len(tasks))
+	for i := range tasks {
+		names[i] = TaskName(tasks, i)
+	}
+	return names
+}
+
 // PodName is the name of the pod of a task at an index: <job>-<task>-<index>.
 func PodName(jobName, taskName string, index int) string {
 	return fmt.Sprintf("%s-%s-%d", jobName, taskName, index)
@@ -159,13 +201,13 @@ func VolumeName(claimName string) string {
 	return "pvc-" + readable + "-" + shortHash(claimName, 10)
 }
 
-// Hostname is the hostname of the pod of a task at an index: the template's hostname when it
-// sets one, else the pod's name.
-func Hostname(jobName string, task *batchv1alpha1.TaskSpec, index int) string {
+// Hostname is the hostname of the pod at an index of a task named taskName (its TaskName):
+// the template's hostname when it sets one, else the pod's name.
+func Hostname(jobName, taskName string, task *batchv1alpha1.TaskSpec, index int) string {
 	if task.Template.Spec.Hostname != "" {
 		return task.Template.Spec.Hostname
 	}
-	return PodName(jobName, task.Name, index)
+	return PodName(jobName, taskName, index)
 }
 
 // Subdomain is the subdomain of a task's pods: the template's subdomain when it sets one, else
@@ -177,24 +219,25 @@ func Subdomain(jobName string, task *batchv1alpha1.TaskSpec) string {
 	return ServiceName(jobName)
 }
 
-// DomainName is the name the pod of a task at an index is reached by within the namespace:
-// <hostname>.<subdomain>.
-func DomainName(jobName string, task *batchv1alpha1.TaskSpec, index int) string {
-	return Hostname(jobName, task, index) + "." + Subdomain(jobName, task)
+// DomainName is the name the pod at an index of a task named taskName (its TaskName) is
+// reached by within the namespace: <hostname>.<subdomain>.
+func DomainName(jobName, taskName string, task *batchv1alpha1.TaskSpec, index int) string {
+	return Hostname(jobName, taskName, task, index) + "." + Subdomain(jobName, task)
 }
 
-// TaskHosts lists the domain names of a task's pods in index order. A template that sets a
-// hostname gives all its pods the same name, so the list then has one entry.
-func TaskHosts(jobName string, task *batchv1alpha1.TaskSpec) []string {
+// TaskHosts lists the domain names of the pods of a task named taskName (its TaskName) in index
+// order. A template that sets a hostname gives all its pods the same name, so the list then has
+// one entry.
+func TaskHosts(jobName, taskName string, task *batchv1alpha1.TaskSpec) []string {
 	if task.Replicas <= 0 {
 		return []string{}
 	}
 	if task.Template.Spec.Hostname != "" {
-		return []string{DomainName(jobName, task, 0)}
+		return []string{DomainName(jobName, taskName, task, 0)}
 	}
 	hosts := make([]string, 0, task.Replicas)
 	for i := range int(task.Replicas) {
-		hosts = append(hosts, DomainName(jobName, task, i))
+		hosts = append(hosts, DomainName(jobName, taskName, task, i))
 	}
 	return hosts
 }

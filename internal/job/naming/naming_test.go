@@ -47,11 +47,81 @@ func TestNames(t *testing.T) {
 		{"task key", TaskKey("mpi-worker"), "mpi_worker"},
 		{"task env key", TaskEnvKey("mpi-worker"), "MPI_WORKER"},
 		{"task env key plain", TaskEnvKey("ps"), "PS"},
+		{"default task name", DefaultTaskName(12), "default12"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			if diff := cmp.Diff(tc.want, tc.got); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestTaskName(t *testing.T) {
+	named := func(names ...string) []batchv1alpha1.TaskSpec {
+		tasks := make([]batchv1alpha1.TaskSpec, len(names))
+		for i, n := range names {
+			tasks[i].Name = n
+		}
+		return tasks
+	}
+	cases := []struct {
+		name      string
+		tasks     []batchv1alpha1.TaskSpec
+		wantNames []string
+		// wantIndex maps a name to TaskIndex's answer.
+		wantIndex map[string]int
+	}{
+		{
+			name:      "one unnamed task",
+			tasks:     named(""),
+			wantNames: []string{"default0"},
+			wantIndex: map[string]int{"default0": 0, "": -1, "default": -1},
+		},
+		{
+			name:      "several unnamed tasks are named by position",
+			tasks:     named("", "", ""),
+			wantNames: []string{"default0", "default1", "default2"},
+			wantIndex: map[string]int{"default0": 0, "default1": 1, "default2": 2, "default3": -1},
+		},
+		{
+			name:      "names are kept, unnamed tasks count every position",
+			tasks:     named("ps", "", "worker", ""),
+			wantNames: []string{"ps", "default1", "worker", "default3"},
+			wantIndex: map[string]int{"ps": 0, "default1": 1, "worker": 2, "default3": 3, "default0": -1, "default2": -1},
+		},
+		{
+			name:      "a name that looks like a default is a name",
+			tasks:     named("default1", "default0"),
+			wantNames: []string{"default1", "default0"},
+			wantIndex: map[string]int{"default1": 0, "default0": 1},
+		},
+		{
+			name:      "no tasks",
+			tasks:     nil,
+			wantNames: []string{},
+			wantIndex: map[string]int{"default0": -1},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := make([]string, 0, len(tc.tasks))
+			for i := range tc.tasks {
+				got = append(got, TaskName(tc.tasks, i))
+			}
+			if diff := cmp.Diff(tc.wantNames, got); diff != "" {
+				t.Errorf("TaskName (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.wantNames, TaskNames(tc.tasks)); diff != "" {
+				t.Errorf("TaskNames (-want +got):\n%s", diff)
+			}
+			gotIndex := make(map[string]int, len(tc.wantIndex))
+			for name := range tc.wantIndex {
+				gotIndex[name] = TaskIndex(tc.tasks, name)
+			}
+			if diff := cmp.Diff(tc.wantIndex, gotIndex); diff != "" {
+				t.Errorf("TaskIndex (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -210,7 +280,7 @@ func TestHosts(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got := []any{Hostname("train", &tc.task, 1), Subdomain("train", &tc.task), TaskHosts("train", &tc.task)}
+			got := []any{Hostname("train", tc.task.Name, &tc.task, 1), Subdomain("train", &tc.task), TaskHosts("train", tc.task.Name, &tc.task)}
 			want := []any{tc.wantHostname, tc.wantSubdomain, tc.wantHosts}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)

@@ -71,7 +71,7 @@ func (p *mpiPlugin) OnPodCreate(pod *corev1.Pod, job *batchv1alpha1.Job) error {
 	var env []corev1.EnvVar
 	if name, ok := naming.PodTaskName(pod); ok && name == p.master {
 		if worker := findTask(job, p.worker); worker != nil {
-			env = append(env, corev1.EnvVar{Name: MPIHostEnv, Value: strings.Join(naming.TaskHosts(job.Name, worker), ",")})
+			env = append(env, corev1.EnvVar{Name: MPIHostEnv, Value: strings.Join(naming.TaskHosts(job.Name, p.worker, worker), ",")})
 		}
 	}
 	for _, c := range allContainers(pod) {

@@ -330,42 +330,33 @@ func (f *flags) checkTask(job *batchv1alpha1.Job, name, task string) error {
 		return nil
 	}
 	return &Error{Plugin: f.plugin, Argument: f.arg(name), Message: fmt.Sprintf(
-		"the job has no task %q; name one of its tasks (%s)", task, strings.Join(taskNames(job), ", "))}
+		"the job has no task %q; name one of its tasks (%s)", task, strings.Join(naming.TaskNames(job.Spec.Tasks), ", "))}
 }
 
+// findTask is the job's task whose effective name (naming.TaskName) is name, or nil.
 func findTask(job *batchv1alpha1.Job, name string) *batchv1alpha1.TaskSpec {
-	for i := range job.Spec.Tasks {
-		if job.Spec.Tasks[i].Name == name {
-			return &job.Spec.Tasks[i]
-		}
+	if i := naming.TaskIndex(job.Spec.Tasks, name); i >= 0 {
+		return &job.Spec.Tasks[i]
 	}
 	return nil
 }
 
-func taskNames(job *batchv1alpha1.Job) []string {
-	names := make([]string, 0, len(job.Spec.Tasks))
-	for i := range job.Spec.Tasks {
-		names = append(names, job.Spec.Tasks[i].Name)
-	}
-	return names
-}
-
-// podTask returns the task and index of a job's pod, from the annotations the pod is built with.
-func podTask(plugin string, pod *corev1.Pod, job *batchv1alpha1.Job) (*batchv1alpha1.TaskSpec, int, error) {
+// podTask returns the task (its effective name, naming.TaskName) and the index of a job's pod,
+// from the annotations the pod is built with; the job must have that task.
+func podTask(plugin string, pod *corev1.Pod, job *batchv1alpha1.Job) (string, int, error) {
 	name, ok := naming.PodTaskName(pod)
 	if !ok {
-		return nil, 0, &Error{Plugin: plugin, Message: fmt.Sprintf(
+		return "", 0, &Error{Plugin: plugin, Message: fmt.Sprintf(
 			"pod %q has no %s annotation; build the job's pods with their task", pod.Name, batchv1alpha1.TaskSpecKey)}
 	}
-	task := findTask(job, name)
-	if task == nil {
-		return nil, 0, &Error{Plugin: plugin, Message: fmt.Sprintf("pod %q belongs to task %q, which the job does not have", pod.Name, name)}
+	if findTask(job, name) == nil {
+		return "", 0, &Error{Plugin: plugin, Message: fmt.Sprintf("pod %q belongs to task %q, which the job does not have", pod.Name, name)}
 	}
 	index, err := naming.PodIndex(pod)
 	if err != nil {
-		return nil, 0, &Error{Plugin: plugin, Message: err.Error()}
+		return "", 0, &Error{Plugin: plugin, Message: err.Error()}
 	}
-	return task, index, nil
+	return name, index, nil
 }
 
 // controllerRef is the owner reference that makes the job the controller of an object.

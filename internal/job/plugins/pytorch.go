@@ -99,11 +99,11 @@ func (p *pytorchPlugin) OnPodCreate(pod *corev1.Pod, job *batchv1alpha1.Job) err
 	if master == nil {
 		return nil
 	}
-	task, index, err := podTask(PytorchPluginName, pod, job)
+	taskName, index, err := podTask(PytorchPluginName, pod, job)
 	if err != nil {
 		return err
 	}
-	masterAddr := naming.DomainName(job.Name, master, 0)
+	masterAddr := naming.DomainName(job.Name, p.master, master, 0)
 	worldSize := master.Replicas
 	if worker := findTask(job, p.worker); worker != nil && worker != master {
 		worldSize += worker.Replicas
@@ -113,7 +113,7 @@ func (p *pytorchPlugin) OnPodCreate(pod *corev1.Pod, job *batchv1alpha1.Job) err
 		{Name: PytorchMasterPortEnv, Value: itoa(p.port)},
 		{Name: PytorchWorldSizeEnv, Value: itoa(int(worldSize))},
 	}
-	switch task.Name {
+	switch taskName {
 	case p.master:
 		env = append(env, corev1.EnvVar{Name: PytorchRankEnv, Value: itoa(index)})
 	case p.worker:
@@ -123,7 +123,7 @@ func (p *pytorchPlugin) OnPodCreate(pod *corev1.Pod, job *batchv1alpha1.Job) err
 		addPort(c, PytorchPortName, p.port)
 		setEnv(c, env...)
 	}
-	if p.waitEnabled && task.Name == p.worker && task.Name != p.master {
+	if p.waitEnabled && taskName == p.worker && taskName != p.master {
 		p.addWaitContainer(pod, masterAddr)
 	}
 	return nil

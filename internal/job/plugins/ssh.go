@@ -155,10 +155,10 @@ func SSHConfig(job *batchv1alpha1.Job, port int) string {
 	var b strings.Builder
 	b.WriteString("StrictHostKeyChecking no\nUserKnownHostsFile /dev/null\n")
 	for i := range job.Spec.Tasks {
-		task := &job.Spec.Tasks[i]
+		task, name := &job.Spec.Tasks[i], naming.TaskName(job.Spec.Tasks, i)
 		for index := range int(task.Replicas) {
-			host := naming.Hostname(job.Name, task, index)
-			fmt.Fprintf(&b, "Host %s\n  HostName %s\n  Port %d\n", host, naming.DomainName(job.Name, task, index), port)
+			host := naming.Hostname(job.Name, name, task, index)
+			fmt.Fprintf(&b, "Host %s\n  HostName %s\n  Port %d\n", host, naming.DomainName(job.Name, name, task, index), port)
 			if task.Template.Spec.Hostname != "" {
 				// Every pod of the task has this hostname.
 				break

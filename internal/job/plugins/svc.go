@@ -105,7 +105,8 @@ func (p *svcPlugin) OnPodCreate(pod *corev1.Pod, job *batchv1alpha1.Job) error {
 	var env []corev1.EnvVar
 	if p.injectHostsEnv {
 		for i := range job.Spec.Tasks {
-			for _, key := range []string{SvcHostsEnv(job.Spec.Tasks[i].Name), SvcNumEnv(job.Spec.Tasks[i].Name)} {
+			name := naming.TaskName(job.Spec.Tasks, i)
+			for _, key := range []string{SvcHostsEnv(name), SvcNumEnv(name)} {
 				env = append(env, corev1.EnvVar{Name: key, ValueFrom: &corev1.EnvVarSource{
 					ConfigMapKeyRef: &corev1.ConfigMapKeySelector{
 						LocalObjectReference: corev1.LocalObjectReference{Name: cmName},
@@ -180,11 +181,11 @@ func (p *svcPlugin) Objects(job *batchv1alpha1.Job, _ Existing) (Objects, error)
 func SvcHostsData(job *batchv1alpha1.Job) map[string]string {
 	data := make(map[string]string, 3*len(job.Spec.Tasks))
 	for i := range job.Spec.Tasks {
-		task := &job.Spec.Tasks[i]
-		hosts := naming.TaskHosts(job.Name, task)
-		data[SvcHostsFileKey(task.Name)] = strings.Join(hosts, "\n")
-		data[SvcHostsEnv(task.Name)] = strings.Join(hosts, ",")
-		data[SvcNumEnv(task.Name)] = itoa(len(hosts))
+		name := naming.TaskName(job.Spec.Tasks, i)
+		hosts := naming.TaskHosts(job.Name, name, &job.Spec.Tasks[i])
+		data[SvcHostsFileKey(name)] = strings.Join(hosts, "\n")
+		data[SvcHostsEnv(name)] = strings.Join(hosts, ",")
+		data[SvcNumEnv(name)] = itoa(len(hosts))
 	}
 	return data
 }

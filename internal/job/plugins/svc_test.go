@@ -234,3 +234,21 @@ func TestSvcHostsDataScales(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
+
+func TestSvcHostsDataUnnamedTasks(t *testing.T) {
+	job := testJob(task("", 1), task("", 2))
+	want := map[string]string{
+		"default0.host": "train-default0-0.train", "VC_DEFAULT0_HOSTS": "train-default0-0.train", "VC_DEFAULT0_NUM": "1",
+		"default1.host":     "train-default1-0.train\ntrain-default1-1.train",
+		"VC_DEFAULT1_HOSTS": "train-default1-0.train,train-default1-1.train", "VC_DEFAULT1_NUM": "2",
+	}
+	if diff := cmp.Diff(want, SvcHostsData(job)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff("StrictHostKeyChecking no\nUserKnownHostsFile /dev/null\n"+
+		"Host train-default0-0\n  HostName train-default0-0.train\n  Port 22\n"+
+		"Host train-default1-0\n  HostName train-default1-0.train\n  Port 22\n"+
+		"Host train-default1-1\n  HostName train-default1-1.train\n  Port 22\n", SSHConfig(job, 22)); diff != "" {
+		t.Errorf("ssh config (-want +got):\n%s", diff)
+	}
+}

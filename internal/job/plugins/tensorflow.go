@@ -103,7 +103,7 @@ func (p *tensorflowPlugin) OnPodCreate(pod *corev1.Pod, job *batchv1alpha1.Job) 
 	if len(job.Spec.Tasks) == 1 && job.Spec.Tasks[0].Replicas == 1 {
 		return nil
 	}
-	task, index, err := podTask(TensorflowPluginName, pod, job)
+	taskName, index, err := podTask(TensorflowPluginName, pod, job)
 	if err != nil {
 		return err
 	}
@@ -113,7 +113,7 @@ func (p *tensorflowPlugin) OnPodCreate(pod *corev1.Pod, job *batchv1alpha1.Job) 
 	}
 	var own []byte
 	if err == nil {
-		own, err = json.Marshal(tfTask{Type: p.role(task.Name), Index: index})
+		own, err = json.Marshal(tfTask{Type: p.role(taskName), Index: index})
 	}
 	if err != nil {
 		return &Error{Plugin: TensorflowPluginName, Message: fmt.Sprintf("cannot encode %s: %v", TFConfigEnv, err)}
@@ -130,12 +130,12 @@ func (p *tensorflowPlugin) OnPodCreate(pod *corev1.Pod, job *batchv1alpha1.Job) 
 func (p *tensorflowPlugin) clusterOf(job *batchv1alpha1.Job) tfCluster {
 	var c tfCluster
 	for i := range job.Spec.Tasks {
-		task := &job.Spec.Tasks[i]
+		task, name := &job.Spec.Tasks[i], naming.TaskName(job.Spec.Tasks, i)
 		hosts := make([]string, 0, task.Replicas)
 		for r := range int(task.Replicas) {
-			hosts = append(hosts, fmt.Sprintf("%s:%d", naming.DomainName(job.Name, task, r), p.port))
+			hosts = append(hosts, fmt.Sprintf("%s:%d", naming.DomainName(job.Name, name, task, r), p.port))
 		}
-		switch task.Name {
+		switch name {
 		case p.ps:
 			c.PS = hosts
 		case p.worker:

@@ -52,14 +52,15 @@ type PodOptions struct {
 // jobKind is the group, version and kind of Job, for owner references.
 var jobKind = batchv1alpha1.GroupVersion.WithKind("Job")
 
-// BuildPod returns the pod of a job's task at an index, as it should be created: the task's
+// BuildPod returns the pod at an index of the job's task whose effective name
+// (naming.TaskName) is taskName, as it should be created: the task's
 // template with Volcano's name, labels and annotations, the job's scheduler, priority class and
 // volumes, the job as controller owner, and then each plugin's changes.
 //
 // The error is a *field.Error for a job whose pods the API server would reject (a name or label
 // too long), or the error of a plugin (*jobplugins.Error). The job is not changed.
 func BuildPod(job *batchv1alpha1.Job, taskName string, index int, opts PodOptions) (*corev1.Pod, error) {
-	ti := taskIndex(job, taskName)
+	ti := naming.TaskIndex(job.Spec.Tasks, taskName)
 	if ti < 0 {
 		return nil, field.NotFound(field.NewPath("spec", "tasks"), taskName)
 	}
@@ -69,14 +70,14 @@ func BuildPod(job *batchv1alpha1.Job, taskName string, index int, opts PodOption
 		return nil, field.Invalid(taskPath.Child("replicas"), task.Replicas,
 			fmt.Sprintf("pod index %d is outside the task's %d replicas", index, task.Replicas))
 	}
-	if err := checkPodNames(job, task, taskPath, index); err != nil {
+	if err := checkPodNames(job, taskName, taskPath, index); err != nil {
 		return nil, err
 	}
 
 	template := task.Template.DeepCopy()
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{
-			Name:            naming.PodName(job.Name, task.Name, index),
+			Name:            naming.PodName(job.Name, taskName, index),
 			Namespace:       job.Namespace,
 			Labels:          template.Labels,
 			Annotations:     template.Annotations,
@@ -103,7 +104,7 @@ func BuildPod(job *batchv1alpha1.Job, taskName string, index int, opts PodOption
 	if err := mountJobVolumes(pod, job); err != nil {
 		return nil, err
 	}
-	stampPod(pod, job, task, index)
+	stampPod(pod, job, taskName, task, index)
 
 	for _, p := range opts.Plugins {
 		if err := p.OnPodCreate(pod, job); err != nil {
@@ -113,17 +114,18 @@ func BuildPod(job *batchv1alpha1.Job, taskName string, index int, opts PodOption
 	return pod, nil
 }
 
-// stampPod sets the labels and annotations that tie a pod to its job, task, index and PodGroup.
-func stampPod(pod *corev1.Pod, job *batchv1alpha1.Job, task *batchv1alpha1.TaskSpec, index int) {
+// stampPod sets the labels and annotations that tie a pod to its job, task (named taskName, its
+// effective name), index and PodGroup.
+func stampPod(pod *corev1.Pod, job *batchv1alpha1.Job, taskName string, task *batchv1alpha1.TaskSpec, index int) {
 	idx := strconv.Itoa(index)
 	a := pod.Annotations
 	a[batchv1alpha1.TaskIndex] = idx
-	a[batchv1alpha1.TaskSpecKey] = task.Name
+	a[batchv1alpha1.TaskSpecKey] = taskName
 	a[schedulingv1beta1.KubeGroupNameAnnotationKey] = naming.PodGroupName(job.Name, job.UID)
 	a[batchv1alpha1.JobNameKey] = job.Name
 	a[batchv1alpha1.QueueNameKey] = job.Spec.Queue
 	a[batchv1alpha1.JobVersion] = strconv.Itoa(int(job.Status.Version))
-	a[batchv1alpha1.TemplateUID] = naming.TemplateUID(job.Name, task.Name)
+	a[batchv1alpha1.TemplateUID] = naming.TemplateUID(job.Name, taskName)
 	a[batchv1alpha1.JobRetryCountKey] = strconv.Itoa(int(job.Status.RetryCount))
 	if task.TopologyPolicy != "" {
 		a[batchv1alpha1.NumaPolicyKey] = string(task.TopologyPolicy)
@@ -143,7 +145,7 @@ func stampPod(pod *corev1.Pod, job *batchv1alpha1.Job, task *batchv1alpha1.TaskS
 	l := pod.Labels
 	l[batchv1alpha1.TaskIndex] = idx
 	l[batchv1alpha1.JobNameKey] = job.Name
-	l[batchv1alpha1.TaskSpecKey] = task.Name
+	l[batchv1alpha1.TaskSpecKey] = taskName
 	l[batchv1alpha1.JobNamespaceKey] = job.Namespace
 	l[batchv1alpha1.QueueNameKey] = job.Spec.Queue
 	for _, key := range []string{batchv1alpha1.PreemptableKey, batchv1alpha1.CooldownTimeKey} {
@@ -192,12 +194,10 @@ func mountJobVolumes(pod *corev1.Pod, job *batchv1alpha1.Job) error {
 }
 
 // checkPodNames checks that the pod's name and the label values taken from the job are valid,
-// so that the API server does not reject every pod of the job.
-func checkPodNames(job *batchv1alpha1.Job, task *batchv1alpha1.TaskSpec, taskPath *field.Path, index int) error {
-	if task.Name == "" {
-		return field.Required(taskPath.Child("name"), "a task needs a name")
-	}
-	name := naming.PodName(job.Name, task.Name, index)
+// so that the API server does not reject every pod of the job. taskName is the task's effective
+// name (naming.TaskName).
+func checkPodNames(job *batchv1alpha1.Job, taskName string, taskPath *field.Path, index int) error {
+	name := naming.PodName(job.Name, taskName, index)
 	if errs := validation.IsDNS1123Subdomain(name); len(errs) > 0 {
 		return field.Invalid(field.NewPath("metadata", "name"), job.Name, fmt.Sprintf(
 			"the pod name %q is not valid (%s); shorten the job name or the task name", name, strings.Join(errs, "; ")))
@@ -208,7 +208,7 @@ func checkPodNames(job *batchv1alpha1.Job, task *batchv1alpha1.TaskSpec, taskPat
 		label string
 	}{
 		{field.NewPath("metadata", "name"), job.Name, batchv1alpha1.JobNameKey},
-		{taskPath.Child("name"), task.Name, batchv1alpha1.TaskSpecKey},
+		{taskPath.Child("name"), taskName, batchv1alpha1.TaskSpecKey},
 		{field.NewPath("spec", "queue"), job.Spec.Queue, batchv1alpha1.QueueNameKey},
 	} {
 		if errs := validation.IsValidLabelValue(lv.value); len(errs) > 0 {
@@ -218,15 +218,6 @@ func checkPodNames(job *batchv1alpha1.Job, task *batchv1alpha1.TaskSpec, taskPat
 		}
 	}
 	return nil
-}
-
-func taskIndex(job *batchv1alpha1.Job, name string) int {
-	for i := range job.Spec.Tasks {
-		if job.Spec.Tasks[i].Name == name {
-			return i
-		}
-	}
-	return -1
 }
 
 // containersOf returns pointers to a pod's init containers and containers.

@@ -171,6 +171,45 @@ func TestBuildPodJDBMaxUnavailableAndMinimalJob(t *testing.T) {
 	}
 }
 
+func TestBuildPodUnnamedTasks(t *testing.T) {
+	// Two unnamed tasks are default0 and default1 (naming.TaskName), told apart by their image.
+	job := makeJob("j").
+		Task(makeTask("", 1, corev1.Container{Name: "main", Image: "first"})).
+		Task(makeTask("", 2, corev1.Container{Name: "main", Image: "second"})).
+		Obj()
+	before := job.DeepCopy()
+	type meta struct {
+		Name, Image, TaskSpecLabel, TaskSpecAnnotation, TemplateUID string
+	}
+	cases := []struct {
+		task  string
+		index int
+		want  meta
+	}{
+		{task: "default0", index: 0, want: meta{"j-default0-0", "first", "default0", "default0", "j-default0"}},
+		{task: "default1", index: 1, want: meta{"j-default1-1", "second", "default1", "default1", "j-default1"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.task, func(t *testing.T) {
+			pod, err := BuildPod(job, tc.task, tc.index, PodOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := meta{pod.Name, pod.Spec.Containers[0].Image, pod.Labels[batchv1alpha1.TaskSpecKey],
+				pod.Annotations[batchv1alpha1.TaskSpecKey], pod.Annotations[batchv1alpha1.TemplateUID]}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+	if _, err := BuildPod(job, "", 0, PodOptions{}); err == nil {
+		t.Errorf("BuildPod of task \"\" succeeded; an unnamed task is found by its effective name only")
+	}
+	if diff := cmp.Diff(before, job); diff != "" {
+		t.Errorf("job changed (-before +after):\n%s", diff)
+	}
+}
+
 func TestBuildPodSchedulerAndPriority(t *testing.T) {
 	cases := []struct {
 		name          string

@@ -41,16 +41,16 @@ func BuildPodGroup(job *batchv1alpha1.Job, minAvailable int32, priorities map[st
 	minTaskMember := make(map[string]int32, len(job.Spec.Tasks))
 	var subGroups []schedulingv1beta1.SubGroupPolicySpec
 	for i := range job.Spec.Tasks {
-		task := &job.Spec.Tasks[i]
-		minTaskMember[task.Name] = TaskMinMember(task)
+		task, name := &job.Spec.Tasks[i], naming.TaskName(job.Spec.Tasks, i)
+		minTaskMember[name] = TaskMinMember(task)
 		if pp := task.PartitionPolicy; pp != nil {
 			subGroups = append(subGroups, schedulingv1beta1.SubGroupPolicySpec{
-				Name:            task.Name,
+				Name:            name,
 				NetworkTopology: networkTopology(pp.NetworkTopology),
 				SubGroupSize:    ptr.To(pp.PartitionSize),
 				MinSubGroups:    ptr.To(pp.MinPartitions),
 				LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{
-					batchv1alpha1.TaskSpecKey: task.Name,
+					batchv1alpha1.TaskSpecKey: name,
 				}},
 				MatchLabelKeys: []string{batchv1alpha1.PartitionIDKey},
 			})

@@ -104,6 +104,27 @@ func TestBuildPodGroupEmpty(t *testing.T) {
 	}
 }
 
+func TestBuildPodGroupUnnamedTasks(t *testing.T) {
+	partitioned := makeTask("", 4)
+	partitioned.PartitionPolicy = &batchv1alpha1.PartitionPolicySpec{TotalPartitions: 2, PartitionSize: 2}
+	job := makeJob("j").Task(makeTask("", 1)).Task(makeTask("ps", 2)).Task(partitioned).Obj()
+	got := BuildPodGroup(job, 7, nil)
+	wantMinTaskMember := map[string]int32{"default0": 1, "ps": 2, "default2": 4}
+	if diff := cmp.Diff(wantMinTaskMember, got.Spec.MinTaskMember); diff != "" {
+		t.Errorf("minTaskMember (-want +got):\n%s", diff)
+	}
+	wantSubGroups := []schedulingv1beta1.SubGroupPolicySpec{{
+		Name:           "default2",
+		SubGroupSize:   ptr.To[int32](2),
+		MinSubGroups:   ptr.To[int32](0),
+		LabelSelector:  &metav1.LabelSelector{MatchLabels: map[string]string{"volcano.sh/task-spec": "default2"}},
+		MatchLabelKeys: []string{"volcano.sh/partition-id"},
+	}}
+	if diff := cmp.Diff(wantSubGroups, got.Spec.SubGroupPolicy); diff != "" {
+		t.Errorf("subGroupPolicy (-want +got):\n%s", diff)
+	}
+}
+
 func TestTaskMinMember(t *testing.T) {
 	cases := []struct {
 		name string

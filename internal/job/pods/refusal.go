@@ -25,24 +25,21 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	batchv1alpha1 "github.com/caldera-sh/caldera/api/batch/v1alpha1"
+	"github.com/caldera-sh/caldera/internal/job/naming"
 )
 
 // containerField matches the start of a pod field path inside a container, e.g.
 // spec.containers[0].resources.requests[cpu].
 var containerField = regexp.MustCompile(`^spec\.(containers|initContainers)\[(\d+)\]`)
 
-// RefusalMessage says, in the job's terms, why the API server refused a pod of the job's task:
-// each cause's pod field path (spec.containers[0].resources.requests[cpu]) is given as the job's
+// RefusalMessage says, in the job's terms, why the API server refused a pod of the job's task
+// (task is its effective name, naming.TaskName): each cause's pod field path
+// (spec.containers[0].resources.requests[cpu]) is given as the job's
 // (spec.tasks[1].template.spec.containers[0].resources.requests[cpu]), with the task's and the
 // container's names, so the message names what to fix in the job. status is the API server's
 // refusal (nil or without causes: its message alone).
 func RefusalMessage(job *batchv1alpha1.Job, task string, status *metav1.Status, fallback string) string {
-	index := -1
-	for i := range job.Spec.Tasks {
-		if job.Spec.Tasks[i].Name == task {
-			index = i
-		}
-	}
+	index := naming.TaskIndex(job.Spec.Tasks, task)
 	if index < 0 || status == nil || status.Details == nil || len(status.Details.Causes) == 0 {
 		return fallback
 	}

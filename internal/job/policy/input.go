@@ -32,6 +32,7 @@ import (
 
 	batchv1alpha1 "github.com/caldera-sh/caldera/api/batch/v1alpha1"
 	busv1alpha1 "github.com/caldera-sh/caldera/api/bus/v1alpha1"
+	"github.com/caldera-sh/caldera/internal/job/naming"
 )
 
 // PodCounts counts pods by state. A pod being deleted (deletionTimestamp set) that has not
@@ -194,7 +195,7 @@ func (in *JobInput) fitting() varBit {
 		}
 		tasksFit := len(j.Spec.Tasks) <= maxTasks
 		for i := range j.Spec.Tasks {
-			tasksFit = tasksFit && len(TaskName(j, i)) <= maxLabelNameLen
+			tasksFit = tasksFit && len(naming.TaskName(j.Spec.Tasks, i)) <= maxLabelNameLen
 		}
 		if tasksFit {
 			in.fits |= bitTasks
@@ -321,7 +322,7 @@ func (in *JobInput) buildTasks() {
 		in.taskObjs = make(map[string]*object, len(tasks))
 		payloads := make([]taskPayload, len(tasks))
 		for i := range tasks {
-			name := TaskName(in.job, i)
+			name := naming.TaskName(tasks, i)
 			payloads[i] = taskPayload{
 				name:         name,
 				replicas:     int64(tasks[i].Replicas),

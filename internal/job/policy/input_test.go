@@ -195,13 +195,6 @@ func TestPodIndexAndTask(t *testing.T) {
 	}
 }
 
-func TestTaskName(t *testing.T) {
-	job := makeJob("j").task("", 1).task("b", 1).obj()
-	if diff := cmp.Diff([]string{"default0", "b"}, []string{TaskName(job, 0), TaskName(job, 1)}); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
-	}
-}
-
 // TestCountsAreLazy checks that the pods are counted only when an expression reads a count.
 func TestCountsAreLazy(t *testing.T) {
 	job, ps := fixture()

@@ -33,6 +33,7 @@ import (
 
 	batchv1alpha1 "github.com/caldera-sh/caldera/api/batch/v1alpha1"
 	busv1alpha1 "github.com/caldera-sh/caldera/api/bus/v1alpha1"
+	"github.com/caldera-sh/caldera/internal/job/naming"
 )
 
 const (
@@ -412,10 +413,7 @@ func (e *Engine) ValidateJob(job *batchv1alpha1.Job) field.ErrorList {
 	if job == nil {
 		return nil
 	}
-	tasks := make([]string, len(job.Spec.Tasks))
-	for i := range job.Spec.Tasks {
-		tasks[i] = TaskName(job, i)
-	}
+	tasks := naming.TaskNames(job.Spec.Tasks)
 	var errs field.ErrorList
 	check := func(p *batchv1alpha1.LifecyclePolicy, path *field.Path) {
 		wp := path.Child("when")
@@ -505,15 +503,11 @@ func (e *Engine) Policies(job *batchv1alpha1.Job, task string) ([]Policy, field.
 	}
 	var out []Policy
 	if task != "" {
-		for i := range job.Spec.Tasks {
-			if TaskName(job, i) != task {
-				continue
-			}
+		if i := naming.TaskIndex(job.Spec.Tasks, task); i >= 0 {
 			base := field.NewPath("spec", "tasks").Index(i).Child("policies")
 			for j, p := range job.Spec.Tasks[i].Policies {
 				out = append(out, Policy{LifecyclePolicy: p, Path: base.Index(j)})
 			}
-			break
 		}
 	}
 	base := field.NewPath("spec", "policies")

@@ -296,12 +296,3 @@ func JobMinAvailable(job *batchv1alpha1.Job) int32 {
 func taskMinAvailable(t *batchv1alpha1.TaskSpec) int32 {
 	return jobspec.TaskMinAvailable(t)
 }
-
-// TaskName is the name of the i-th task of a job: its name, or default<i> when it has none, as
-// the API server's default and Volcano name it.
-func TaskName(job *batchv1alpha1.Job, i int) string {
-	if n := job.Spec.Tasks[i].Name; n != "" {
-		return n
-	}
-	return "default" + strconv.Itoa(i)
-}

@@ -19,7 +19,8 @@ limitations under the License.
 // the plugins a plugin implies. The lifecycle (EffectiveSpec), the PodGroup builder (minMember,
 // minTaskMember, minResources), the job plugins and the CEL variables all call these functions,
 // so they cannot disagree. The rules are Volcano's (its mutating webhook's defaults), computed
-// instead of written back. The functions are pure and never change their arguments.
+// instead of written back. The functions are pure and never change their arguments. A task's
+// effective name (default<i> when it has none) is naming.TaskName, beside the other names.
 package spec
 
 import (

@@ -29,14 +29,15 @@ import (
 
 	batchv1alpha1 "github.com/caldera-sh/caldera/api/batch/v1alpha1"
 	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
+	"github.com/caldera-sh/caldera/internal/job/naming"
 )
 
-// DependsOnCycle reports a cycle among the tasks' dependsOn, naming the tasks on it; nil when the
-// dependencies form a directed acyclic graph.
+// DependsOnCycle reports a cycle among the tasks' dependsOn, naming the tasks on it (by their
+// effective names, naming.TaskName); nil when the dependencies form a directed acyclic graph.
 func DependsOnCycle(spec *batchv1alpha1.JobSpec) *field.Error {
 	index := map[string]int{}
-	for i, t := range spec.Tasks {
-		index[t.Name] = i
+	for i := range spec.Tasks {
+		index[naming.TaskName(spec.Tasks, i)] = i
 	}
 	const (
 		unvisited = iota
@@ -49,7 +50,7 @@ func DependsOnCycle(spec *batchv1alpha1.JobSpec) *field.Error {
 	var visit func(i int) bool
 	visit = func(i int) bool {
 		state[i] = visiting
-		path = append(path, spec.Tasks[i].Name)
+		path = append(path, naming.TaskName(spec.Tasks, i))
 		if d := spec.Tasks[i].DependsOn; d != nil {
 			for _, name := range d.Name {
 				j, ok := index[name]
@@ -87,12 +88,13 @@ func DependsOnCycle(spec *batchv1alpha1.JobSpec) *field.Error {
 	return nil
 }
 
-// FirstStage returns the tasks that start first, those without dependsOn, and how many pods
-// they have: the only pods that can exist before dependsOn lets another task start.
+// FirstStage returns the tasks that start first, those without dependsOn (by their effective
+// names, naming.TaskName), and how many pods they have: the only pods that can exist before
+// dependsOn lets another task start.
 func FirstStage(spec *batchv1alpha1.JobSpec) (names []string, pods int32) {
-	for _, t := range spec.Tasks {
+	for i, t := range spec.Tasks {
 		if t.DependsOn == nil || len(t.DependsOn.Name) == 0 {
-			names = append(names, t.Name)
+			names = append(names, naming.TaskName(spec.Tasks, i))
 			pods += t.Replicas
 		}
 	}

@@ -77,6 +77,14 @@ func (w *JobWrapper) Task(name string, replicas int32) *JobWrapper {
 	return w
 }
 
+// UnnamedTask adds a task as Task does, but without a name (its container is named main): the
+// job controller names it default<i>, i its position in spec.tasks, as Volcano does.
+func (w *JobWrapper) UnnamedTask(replicas int32) *JobWrapper {
+	w.Task("main", replicas)
+	w.lastTask().Name = ""
+	return w
+}
+
 func (w *JobWrapper) lastTask() *batchv1alpha1.TaskSpec { return &w.Spec.Tasks[len(w.Spec.Tasks)-1] }
 
 // RunFor makes the last task's pods finish after d under KWOK, with exit code 0.
