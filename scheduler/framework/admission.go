@@ -31,11 +31,14 @@ const (
 // RoomCanBeMade reports whether preempt or reclaim could make room for a PodGroup the enqueue
 // plugins refuse, so that it is admitted (its pods are created) and those actions can act for
 // it. With preempt configured: lower-priority work of its queue that may be evicted, with the
-// room the cluster has free, covers its minResources. With reclaim configured: its queue,
-// counting it, stays within its deserved share, and work of other reclaimable queues above
-// their deserved share, with the free room, covers it. Free room is what the Ready nodes have
-// free less what admitted jobs still need; room this function promised earlier in the cycle
-// is not promised again.
+// room the cluster has free, covers its minResources, and its queue, that work gone and the job
+// counted, stays within its deserved share (as preempt places only within it): a queue at its
+// share or capability gets no more work this way than the work it gives up. With reclaim
+// configured: its queue, counting it, stays within its deserved share, and work of other
+// reclaimable queues above their deserved share, with the free room, covers it. Both ask the
+// share through Preemptive. Free room is what the Ready nodes have free less what admitted jobs
+// still need, those admitted earlier in the cycle included (JobEnqueued counts them, whichever
+// way they were admitted): room one PodGroup was admitted for is not promised to another.
 func (ssn *Session) RoomCanBeMade(j *api.JobInfo) bool {
 	q := ssn.Queues[j.Queue]
 	if q == nil || !q.IsOpen() || j.MinResources == nil {
@@ -43,12 +46,15 @@ func (ssn *Session) RoomCanBeMade(j *api.JobInfo) bool {
 	}
 	rc := ssn.roomCache()
 	room := rc.free.Clone()
-	room.SubFloor(&ssn.roomPromised)
+	room.SubFloor(&ssn.roomAdmitted)
 	if ssn.Config.ActionConfigured(preemptAction) {
 		lower := rc.work(func(queue string, priority int32) bool { return queue == q.Name && priority < j.Priority })
+		// What the queue would hold more once the job runs in place of that work.
+		more := j.MinResources.Clone()
+		more.SubFloor(&lower.evictable)
 		lower.evictable.Add(&room)
-		if j.MinResources.LessEqual(&lower.evictable) {
-			ssn.roomPromised.Add(j.MinResources)
+		if j.MinResources.LessEqual(&lower.evictable) &&
+			ssn.Preemptive(q, &api.TaskInfo{Job: j.UID, Namespace: j.Namespace, Name: j.Name, Resreq: &more}) {
 			return true
 		}
 		ssn.explainProtected(j, "preemption", lower)
@@ -62,7 +68,6 @@ func (ssn *Session) RoomCanBeMade(j *api.JobInfo) bool {
 		reclaimable := rc.work(func(queue string, _ int32) bool { return over[queue] })
 		reclaimable.evictable.Add(&room)
 		if j.MinResources.LessEqual(&reclaimable.evictable) {
-			ssn.roomPromised.Add(j.MinResources)
 			return true
 		}
 		ssn.explainProtected(j, "reclaim", reclaimable)

@@ -117,8 +117,9 @@ type Session struct {
 	deferred   map[api.JobID]struct{}
 	// budgetUsed counts, per PodDisruptionBudget, the evictions committed in the cycle.
 	budgetUsed map[string]int32
-	// roomPromised is what RoomCanBeMade admitted PodGroups for in the cycle.
-	roomPromised api.Resource
+	// roomAdmitted is what the PodGroups admitted in the cycle need (their minResources), so
+	// that RoomCanBeMade does not count that room for another.
+	roomAdmitted api.Resource
 	// admission is what RoomCanBeMade works from, gathered on its first call in the cycle.
 	admission *admissionRoom
 

@@ -242,8 +242,12 @@ func (ssn *Session) JobEnqueueable(job *api.JobInfo) bool {
 	return ssn.vote(ssn.jobEnqueueableFns, func(o conf.PluginOption) *bool { return o.EnabledJobEnqueued }, job)
 }
 
-// JobEnqueued tells the plugins a job was admitted.
+// JobEnqueued tells the plugins a job was admitted, and counts the room it needs as taken for
+// RoomCanBeMade.
 func (ssn *Session) JobEnqueued(job *api.JobInfo) {
+	if job.MinResources != nil {
+		ssn.roomAdmitted.Add(job.MinResources)
+	}
 	for _, p := range ssn.plugins {
 		if !conf.Enabled(p.option.EnabledJobEnqueued) {
 			continue

@@ -68,6 +68,26 @@ tiers:
   - name: nodeorder
 `
 
+// confCI is Volcano's CI configuration (volcano-scheduler-ci.conf, without the
+// network-topology-aware plugin): sla in the first tier, preempt and reclaim configured.
+const confCI = `actions: "enqueue, allocate, backfill, reclaim, preempt"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+    enablePreemptable: false
+  - name: conformance
+  - name: sla
+- plugins:
+  - name: overcommit
+  - name: drf
+    enablePreemptable: false
+  - name: predicates
+  - name: proportion
+  - name: nodeorder
+  - name: binpack
+`
+
 // full fills node n1 with a running PodGroup of queue q: 4 pods of one cpu.
 func full(name, q, class string, min int32) []any {
 	out := []any{st.MakePodGroup("ns", name, min).Queue(q).PriorityClass(class).Phase(schedulingv1beta1.PodGroupRunning).Obj()}
@@ -102,6 +122,20 @@ func TestEnqueueRoomForPreemptAndReclaim(t *testing.T) {
 			objs: append(append([]any{node, st.MakeQueue("default", 1).Obj()}, classes...), append(full("low", "default", "high", 4),
 				st.MakePodGroup("ns", "high", 4).PriorityClass("high").MinResources("4", "").Created(st.Epoch.Add(time.Minute)).Obj())...),
 			want: schedulingv1beta1.PodGroupPending,
+		},
+		"a queue at its capability gets no work through preemption's room but what its lower-priority work gives up": {
+			config: confRoom,
+			objs: append([]any{st.MakeNode("n1", "8", "8Gi").Obj(), st.MakeQueue("default", 1).Capability(corev1.ResourceCPU, "4").Obj()},
+				append(append(classes, full("low", "default", "high", 4)...),
+					st.MakePodGroup("ns", "high", 1).PriorityClass("high").MinResources("1", "").Created(st.Epoch.Add(time.Minute)).Obj())...),
+			want: schedulingv1beta1.PodGroupPending,
+		},
+		"a queue at its capability may admit a job in place of its lower-priority work": {
+			config: confRoom,
+			objs: append([]any{st.MakeNode("n1", "8", "8Gi").Obj(), st.MakeQueue("default", 1).Capability(corev1.ResourceCPU, "4").Obj()},
+				append(append(classes, full("low", "default", "low", 4)...),
+					st.MakePodGroup("ns", "high", 1).PriorityClass("high").MinResources("1", "").Created(st.Epoch.Add(time.Minute)).Obj())...),
+			want: schedulingv1beta1.PodGroupInqueue,
 		},
 		"a queue below its deserved share is admitted for reclaim": {
 			config: confRoom,
@@ -199,6 +233,22 @@ func TestEnqueue(t *testing.T) {
 					"the gang can never be placed; lower minResources (or the tasks' requests), or add nodes",
 			}},
 		},
+		"the guarantee of a queue with no job is kept from the other queues": {
+			config: conf,
+			objs: []any{node, st.MakeQueue("q1", 1).Guarantee(corev1.ResourceCPU, "4").Obj(), st.MakeQueue("q2", 1).Obj(),
+				st.MakePodGroup("ns", "pg", 1).Queue("q2").MinResources("1", "").Obj()},
+			want: result{Phases: map[api.JobID]schedulingv1beta1.PodGroupPhase{"ns/pg": "Pending"}, Messages: map[api.JobID]string{
+				"ns/pg": "1 of 1 pods wait: queue resource quota insufficient: queue q2 can hold 0 of cpu, the cluster's 4 less the guarantee of queue q1 (4), " +
+					"and already holds 0 for running and admitted jobs; this PodGroup's minResources need 1 more; " +
+					"wait for the queue's jobs to finish, or lower those queues' spec.guarantee, or add nodes, or lower minResources",
+			}},
+		},
+		"the guarantee of a queue with no job leaves the rest to the others": {
+			config: conf,
+			objs: []any{node, st.MakeQueue("q1", 1).Guarantee(corev1.ResourceCPU, "3").Obj(), st.MakeQueue("q2", 1).Obj(),
+				st.MakePodGroup("ns", "pg", 1).Queue("q2").MinResources("1", "").Obj()},
+			want: result{Phases: map[api.JobID]schedulingv1beta1.PodGroupPhase{"ns/pg": "Inqueue"}, Messages: map[api.JobID]string{}},
+		},
 		"admitted jobs count against later ones": {
 			config: conf,
 			objs: []any{node, st.MakeQueue("default", 1).Obj(),
@@ -239,6 +289,19 @@ func TestEnqueue(t *testing.T) {
 				"ns/big": "1 of 1 pods wait: this PodGroup's minResources ask for 9 cpu, more than the 4 cpu all Ready nodes offer together: " +
 					"the gang can never be placed; lower minResources (or the tasks' requests), or add nodes",
 				"ns/small": "1 of 1 pods wait: queue q admits jobs in order (dequeueStrategy fifo) and an earlier job waits to be admitted",
+			}},
+		},
+		"sla: of two jobs waiting for the whole cluster, the nearer deadline is admitted and the other waits for the room it took": {
+			config: confCI,
+			objs: []any{node, st.MakeQueue("default", 1).Obj(),
+				// Neither has waited its waiting time at the cycle (Epoch+1h); fast's deadline is nearer.
+				st.MakePodGroup("ns", "slow", 4).MinResources("4", "").Created(st.Epoch.Add(40*time.Minute)).Annotation(schedulingv1beta1.JobWaitingTime, "1h").Obj(),
+				st.MakePodGroup("ns", "fast", 4).MinResources("4", "").Created(st.Epoch.Add(41*time.Minute)).Annotation(schedulingv1beta1.JobWaitingTime, "30m").Obj()},
+			want: result{Phases: map[api.JobID]schedulingv1beta1.PodGroupPhase{"ns/slow": "Pending", "ns/fast": "Inqueue"}, Messages: map[api.JobID]string{
+				"ns/slow": "4 of 4 pods wait: resource in cluster is overused: the cluster offers 4 of cpu (1.2 times overcommitted), pods use 0 and admitted jobs still need 4; " +
+					"this PodGroup's minResources need 4 more; wait for running jobs to finish or add nodes; " +
+					"queue resource quota insufficient: queue default can hold 4 of cpu and already holds 4 for running and admitted jobs; " +
+					"this PodGroup's minResources need 4 more; wait for the queue's jobs to finish, or raise the queue's capability, or lower minResources",
 			}},
 		},
 		"sla: a job past its waiting time is admitted whatever the quota": {

@@ -16,11 +16,12 @@ limitations under the License.
 
 // Package proportion shares the cluster between queues by weight. Each cycle it works out every
 // queue's deserved share by water-filling: the unclaimed remainder is split by weight among the
-// queues that still ask for more, each capped by its capability (what is left once other queues'
-// guarantees are set aside), by what it asks for, and floored at its guarantee. A queue may
-// allocate up to its deserved share, is overused at it, may reclaim from queues above theirs
-// (when those are reclaimable), and admits a job only while the job's minResources fit under
-// its capability.
+// queues that still ask for more, each capped by its capability (its spec.capability, within
+// what is left of the cluster once every other queue's guarantee is set aside, as Volcano's
+// realCapability: the guarantee of a queue with no job is set aside too), by what it asks for,
+// and floored at its guarantee. A queue may allocate up to its deserved share, is overused at
+// it, may reclaim from queues above theirs (when those are reclaimable), and admits a job only
+// while the job's minResources fit under its capability.
 package proportion
 
 import (
@@ -108,13 +109,15 @@ func Dims(total *api.Resource) []corev1.ResourceName {
 }
 
 // Attrs builds the queue attributes from queue usage and queue specs and works out the deserved
-// shares. Only queues with jobs take part. In an elastic cluster (ElasticClusterArgument) the
-// nodes cap nothing: a queue's capability is its own and it deserves what its jobs ask for up to
-// that capability, never less than its guarantee.
+// shares. Only queues with jobs take part, but the guarantees of all queues are set aside from
+// each one's capability, as Volcano's totalGuarantee is: a queue with no job keeps its
+// guarantee free of the other queues. In an elastic cluster (ElasticClusterArgument) the nodes
+// cap nothing: a queue's capability is its own and it deserves what its jobs ask for up to that
+// capability, never less than its guarantee.
 func Attrs(queues map[string]*api.QueueInfo, usage map[string]*snapshot.QueueUsage, total *api.Resource, elastic bool) map[string]*QueueAttr {
 	dims := Dims(total)
 	attrs := map[string]*QueueAttr{}
-	guaranteed := Vec{}
+	guaranteed := Guaranteed(queues, dims)
 	for name, u := range usage {
 		q, ok := queues[name]
 		if !ok {
@@ -125,24 +128,13 @@ func Attrs(queues map[string]*api.QueueInfo, usage map[string]*snapshot.QueueUsa
 			Allocated: vecOf(&u.Allocated, dims), Request: vecOf(&u.Request, dims), Inqueue: vecOf(&u.Inqueue, dims),
 			Elastic: vecOf(&u.Elastic, dims), Guarantee: Vec{}, Capability: Vec{}, Deserved: Vec{},
 		}
-		g := api.NewResource(q.Queue.Spec.Guarantee.Resource)
+		g := guaranteeOf(q)
 		a.Guarantee = vecOf(&g, dims)
-		for _, d := range dims {
-			guaranteed[d] += a.Guarantee[d]
-		}
 		attrs[name] = a
 	}
 	for name, a := range attrs {
-		spec := queues[name].Queue.Spec.Capability
 		for _, d := range dims {
-			c := math.Inf(1)
-			if q, ok := spec[d]; ok {
-				if d == corev1.ResourceCPU {
-					c = float64(q.MilliValue())
-				} else {
-					c = float64(q.Value())
-				}
-			}
+			c := specCapability(queues[name], d)
 			if elastic {
 				a.Capability[d] = c
 				continue
@@ -165,6 +157,87 @@ func Attrs(queues map[string]*api.QueueInfo, usage map[string]*snapshot.QueueUsa
 		a.updateShare(dims)
 	}
 	return attrs
+}
+
+// guaranteeOf returns a queue's spec.guarantee.
+func guaranteeOf(q *api.QueueInfo) api.Resource {
+	if q == nil || q.Queue == nil || len(q.Queue.Spec.Guarantee.Resource) == 0 {
+		return api.Resource{}
+	}
+	return api.NewResource(q.Queue.Spec.Guarantee.Resource)
+}
+
+// Guaranteed returns the sum of the guarantees of all queues, those without jobs included (nil,
+// which reads as zero, when no queue has one).
+func Guaranteed(queues map[string]*api.QueueInfo, dims []corev1.ResourceName) Vec {
+	var sum Vec
+	for _, q := range queues {
+		if q.Queue == nil || len(q.Queue.Spec.Guarantee.Resource) == 0 {
+			continue
+		}
+		if sum == nil {
+			sum = Vec{}
+		}
+		g := guaranteeOf(q)
+		for _, d := range dims {
+			sum[d] += float64(g.Get(d))
+		}
+	}
+	return sum
+}
+
+// GuaranteedTo names the guarantees of resource d of the queues other than except, with the
+// amounts, in name order: "the guarantee of queue a (2)" or "the guarantees of queues a (2),
+// b (1)"; "" when no other queue has one.
+func GuaranteedTo(queues map[string]*api.QueueInfo, except string, d corev1.ResourceName) string {
+	var names []string
+	for name, q := range queues {
+		if name == except || q.Queue == nil {
+			continue
+		}
+		if v, ok := q.Queue.Spec.Guarantee.Resource[d]; ok && !v.IsZero() {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	sort.Strings(names)
+	const most = 3
+	parts := make([]string, 0, most+1)
+	for i, name := range names {
+		if i == most {
+			parts = append(parts, fmt.Sprintf("%d more", len(names)-most))
+			break
+		}
+		g := guaranteeOf(queues[name])
+		parts = append(parts, fmt.Sprintf("%s (%s)", name, api.FormatAmount(d, g.Get(d))))
+	}
+	if len(names) == 1 {
+		return "the guarantee of queue " + parts[0]
+	}
+	return "the guarantees of queues " + strings.Join(parts, ", ")
+}
+
+// specCapability returns a queue's spec.capability of resource d, +Inf when it names none.
+func specCapability(q *api.QueueInfo, d corev1.ResourceName) float64 {
+	if q == nil || q.Queue == nil {
+		return math.Inf(1)
+	}
+	v, ok := q.Queue.Spec.Capability[d]
+	if !ok {
+		return math.Inf(1)
+	}
+	if d == corev1.ResourceCPU {
+		return float64(v.MilliValue())
+	}
+	return float64(v.Value())
+}
+
+// cutByGuarantees reports whether a queue's capability of resource d is what the other queues'
+// guarantees leave of the cluster's total, below both its own spec.capability and the total.
+func cutByGuarantees(a *QueueAttr, q *api.QueueInfo, d corev1.ResourceName, total *api.Resource, elastic bool) bool {
+	return !elastic && a.Capability[d] < math.Min(specCapability(q, d), float64(total.Get(d)))-1e-6
 }
 
 func waterFill(attrs map[string]*QueueAttr, total Vec, dims []corev1.ResourceName) {
@@ -310,7 +383,7 @@ func (p *plugin) OnSessionOpen(ssn *framework.Session) {
 		}
 		for _, d := range dims {
 			if a.Request[d] > a.Allocated[d]+1e-6 {
-				ssn.NoteQueue(q.Name, ShareMessage(a, q, d, len(attrs), &total, p.elastic))
+				ssn.NoteQueue(q.Name, shareMessage(ssn.Queues, a, q, d, len(attrs), &total, p.elastic))
 				break
 			}
 		}
@@ -327,7 +400,7 @@ func (p *plugin) OnSessionOpen(ssn *framework.Session) {
 		}
 		ok, d := fits(a.Allocated, t.Resreq, a.Deserved, dims)
 		if !ok {
-			ssn.ExplainShare(t.Job, ShareMessage(a, q, d, len(attrs), &total, p.elastic)+
+			ssn.ExplainShare(t.Job, shareMessage(ssn.Queues, a, q, d, len(attrs), &total, p.elastic)+
 				fmt.Sprintf(" (pod %s requests %s)", t.Name, api.FormatAmount(d, t.Resreq.Get(d))))
 		}
 		return ok
@@ -396,9 +469,11 @@ func (p *plugin) OnSessionOpen(ssn *framework.Session) {
 			base[d] = a.Allocated[d] + a.Inqueue[d] - a.Elastic[d]
 		}
 		if ok, d := fits(base, j.MinResources, a.Capability, dims); !ok {
-			ssn.Explain(j.UID, fmt.Sprintf("queue resource quota insufficient: queue %s can hold %s of %s and already holds %s for running and admitted jobs; "+
-				"%s need %s more; wait for the queue's jobs to finish, or raise the queue's capability, or lower minResources",
-				q.Name, format(d, a.Capability[d]), d, format(d, base[d]), needs(j), api.FormatAmount(d, j.MinResources.Get(d))))
+			var others string
+			if cutByGuarantees(a, q, d, &total, p.elastic) {
+				others = GuaranteedTo(ssn.Queues, q.Name, d)
+			}
+			ssn.Explain(j.UID, QuotaMessage(q.Name, d, a.Capability[d], base[d], needs(j), j.MinResources.Get(d), total.Get(d), others))
 			return framework.Reject
 		}
 		return framework.Permit
@@ -465,11 +540,43 @@ func needs(j *api.JobInfo) string {
 	return "this PodGroup's minResources"
 }
 
-// ShareMessage says why a queue has no more of resource d to give, naming what limits it: its
-// capability, the cluster (when it is the only queue with work) or the other queues' weights.
-func ShareMessage(a *QueueAttr, q *api.QueueInfo, d corev1.ResourceName, queues int, total *api.Resource, elastic bool) string {
+// QuotaMessage says why queue q admits no job asking need of resource d (Volcano's "queue resource
+// quota insufficient"): the queue can hold capability of it and holds base for running and
+// admitted jobs. guaranteedTo, when the capability is what the guarantees of other queues leave
+// of the cluster's total, names those guarantees (see GuaranteedTo).
+func QuotaMessage(q string, d corev1.ResourceName, capability, base float64, what string, need, total int64, guaranteedTo string) string {
+	if guaranteedTo == "" {
+		return fmt.Sprintf("queue resource quota insufficient: queue %s can hold %s of %s and already holds %s for running and admitted jobs; "+
+			"%s need %s more; wait for the queue's jobs to finish, or raise the queue's capability, or lower minResources",
+			q, format(d, capability), d, format(d, base), what, api.FormatAmount(d, need))
+	}
+	return fmt.Sprintf("queue resource quota insufficient: queue %s can hold %s of %s, the cluster's %s less %s, "+
+		"and already holds %s for running and admitted jobs; %s need %s more; "+
+		"wait for the queue's jobs to finish, or lower those queues' spec.guarantee, or add nodes, or lower minResources",
+		q, format(d, capability), d, api.FormatAmount(d, total), guaranteedTo, format(d, base), what, api.FormatAmount(d, need))
+}
+
+// shareMessage is ShareMessage, naming the guarantees of other queues when they cap q.
+func shareMessage(queues map[string]*api.QueueInfo, a *QueueAttr, q *api.QueueInfo, d corev1.ResourceName, n int, total *api.Resource, elastic bool) string {
+	var others string
+	if cutByGuarantees(a, q, d, total, elastic) {
+		others = GuaranteedTo(queues, q.Name, d)
+	}
+	return ShareMessage(a, q, d, n, total, elastic, others)
+}
+
+// ShareMessage says why a queue has no more of resource d to give, naming what limits it: the
+// guarantees of other queues (guaranteedTo names them when they set its capability, see
+// GuaranteedTo), its capability, the cluster (when it is the only queue with work) or the other
+// queues' weights.
+func ShareMessage(a *QueueAttr, q *api.QueueInfo, d corev1.ResourceName, queues int, total *api.Resource, elastic bool, guaranteedTo string) string {
+	atCapability := a.Deserved[d] >= a.Capability[d]-1e-6 && !math.IsInf(a.Capability[d], 1)
 	switch {
-	case a.Deserved[d] >= a.Capability[d]-1e-6 && !math.IsInf(a.Capability[d], 1) && (elastic || a.Capability[d] < float64(total.Get(d))):
+	case atCapability && guaranteedTo != "":
+		return fmt.Sprintf("queue %s holds %s of %s, all it may hold: the cluster's %s less %s; "+
+			"wait for the queue's pods to finish, or lower those queues' spec.guarantee, or add nodes",
+			q.Name, format(d, a.Allocated[d]), d, api.FormatAmount(d, total.Get(d)), guaranteedTo)
+	case atCapability && (elastic || a.Capability[d] < float64(total.Get(d))):
 		return fmt.Sprintf("queue %s has reached its capability of %s: %s allocated of %s; raise spec.capability or wait for the queue's pods to finish",
 			q.Name, d, format(d, a.Allocated[d]), format(d, a.Capability[d]))
 	case queues == 1:

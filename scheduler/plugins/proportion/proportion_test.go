@@ -36,6 +36,8 @@ type queueSpec struct {
 	guarantee  string
 	request    int64 // millicores
 	allocated  int64 // millicores
+	// idle: the queue has no job (no usage).
+	idle bool
 }
 
 func TestAttrs(t *testing.T) {
@@ -62,6 +64,20 @@ func TestAttrs(t *testing.T) {
 		"guarantee is a floor and is set aside from the others": {
 			queues: map[string]queueSpec{"a": {weight: 1, guarantee: "3", request: 8000, allocated: 1500}, "b": {weight: 7, request: 8000}},
 			want:   map[string][2]float64{"a": {3000, 0.5}, "b": {5000, 0}},
+		},
+		"the guarantee of a queue with no job is set aside from the others' capability (Volcano's totalGuarantee)": {
+			queues: map[string]queueSpec{"a": {weight: 1, request: 8000}, "idle": {weight: 1, guarantee: "3", idle: true}},
+			want:   map[string][2]float64{"a": {5000, 0}},
+		},
+		"the guarantees of every other queue add up": {
+			queues: map[string]queueSpec{"a": {weight: 1, request: 8000}, "b": {weight: 1, guarantee: "2", request: 1000, allocated: 1000},
+				"idle": {weight: 1, guarantee: "3", idle: true}},
+			want: map[string][2]float64{"a": {3000, 0}, "b": {2000, 0.5}},
+		},
+		"elastic: the guarantee of a queue with no job takes nothing": {
+			queues:  map[string]queueSpec{"a": {weight: 1, request: 8000}, "idle": {weight: 1, guarantee: "3", idle: true}},
+			elastic: true,
+			want:    map[string][2]float64{"a": {8000, 0}},
 		},
 		"a lone queue deserves what it asks, up to the cluster": {
 			queues: map[string]queueSpec{"a": {weight: 1, request: 20000, allocated: 4000}},
@@ -101,6 +117,9 @@ func TestAttrs(t *testing.T) {
 					w.Guarantee(corev1.ResourceCPU, spec.guarantee)
 				}
 				queues[q] = api.NewQueueInfo(w.Obj())
+				if spec.idle {
+					continue
+				}
 				usage[q] = &snapshot.QueueUsage{Request: api.Resource{MilliCPU: spec.request}, Allocated: api.Resource{MilliCPU: spec.allocated},
 					Phases: map[schedulingv1beta1.PodGroupPhase]int32{}, Jobs: 1}
 			}
@@ -120,11 +139,16 @@ func TestShareMessage(t *testing.T) {
 	total := api.Resource{MilliCPU: 8000}
 	q := api.NewQueueInfo(st.MakeQueue("q", 2).Obj())
 	cases := map[string]struct {
-		attr    *QueueAttr
-		queues  int
-		elastic bool
-		want    string
+		attr         *QueueAttr
+		queues       int
+		elastic      bool
+		guaranteedTo string
+		want         string
 	}{
+		"the guarantees of other queues": {attr: &QueueAttr{Deserved: Vec{"cpu": 5000}, Allocated: Vec{"cpu": 5000}, Capability: Vec{"cpu": 5000}}, queues: 1,
+			guaranteedTo: "the guarantee of queue idle (3)",
+			want: "queue q holds 5 of cpu, all it may hold: the cluster's 8 less the guarantee of queue idle (3); " +
+				"wait for the queue's pods to finish, or lower those queues' spec.guarantee, or add nodes"},
 		"elastic: a capability beyond the nodes is still the queue's cap": {attr: &QueueAttr{Deserved: Vec{"cpu": 16000}, Allocated: Vec{"cpu": 16000}, Capability: Vec{"cpu": 16000}}, queues: 1, elastic: true,
 			want: "queue q has reached its capability of cpu: 16 allocated of 16; raise spec.capability or wait for the queue's pods to finish"},
 		"capability": {attr: &QueueAttr{Deserved: Vec{"cpu": 2000}, Allocated: Vec{"cpu": 2000}, Capability: Vec{"cpu": 2000}}, queues: 2,
@@ -136,7 +160,62 @@ func TestShareMessage(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, ShareMessage(tc.attr, q, corev1.ResourceCPU, tc.queues, &total, tc.elastic)); diff != "" {
+			if diff := cmp.Diff(tc.want, ShareMessage(tc.attr, q, corev1.ResourceCPU, tc.queues, &total, tc.elastic, tc.guaranteedTo)); diff != "" {
+				t.Errorf("mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestQuotaMessage(t *testing.T) {
+	cases := map[string]struct {
+		capability, base float64
+		guaranteedTo     string
+		want             string
+	}{
+		"the queue's own capability": {capability: 4000, base: 3000,
+			want: "queue resource quota insufficient: queue q can hold 4 of cpu and already holds 3 for running and admitted jobs; " +
+				"this PodGroup's minResources need 2 more; wait for the queue's jobs to finish, or raise the queue's capability, or lower minResources"},
+		"what the guarantees of other queues leave": {capability: 0, base: 0, guaranteedTo: "the guarantee of queue q1 (8)",
+			want: "queue resource quota insufficient: queue q can hold 0 of cpu, the cluster's 8 less the guarantee of queue q1 (8), " +
+				"and already holds 0 for running and admitted jobs; this PodGroup's minResources need 2 more; " +
+				"wait for the queue's jobs to finish, or lower those queues' spec.guarantee, or add nodes, or lower minResources"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := QuotaMessage("q", corev1.ResourceCPU, tc.capability, tc.base, "this PodGroup's minResources", 2000, 8000, tc.guaranteedTo)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestGuaranteedTo(t *testing.T) {
+	queues := func(guarantees map[string]string) map[string]*api.QueueInfo {
+		out := map[string]*api.QueueInfo{}
+		for name, g := range guarantees {
+			w := st.MakeQueue(name, 1)
+			if g != "" {
+				w.Guarantee(corev1.ResourceCPU, g)
+			}
+			out[name] = api.NewQueueInfo(w.Obj())
+		}
+		return out
+	}
+	cases := map[string]struct {
+		guarantees map[string]string
+		want       string
+	}{
+		"none":                           {guarantees: map[string]string{"q": "2", "b": ""}, want: ""},
+		"one, the queue's own left out":  {guarantees: map[string]string{"q": "2", "b": "1500m"}, want: "the guarantee of queue b (1500m)"},
+		"a zero guarantee holds nothing": {guarantees: map[string]string{"b": "0", "c": "1"}, want: "the guarantee of queue c (1)"},
+		"several, by name, at most three": {guarantees: map[string]string{"e": "1", "d": "1", "c": "2", "b": "3", "a": ""},
+			want: "the guarantees of queues b (3), c (2), d (1), 1 more"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, GuaranteedTo(queues(tc.guarantees), "q", corev1.ResourceCPU)); diff != "" {
 				t.Errorf("mismatch (-want +got):\n%s", diff)
 			}
 		})
