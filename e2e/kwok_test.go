@@ -151,6 +151,45 @@ var _ = Describe("Pods on KWOK nodes", func() {
 			Should(Equal(corev1.PodRunning))
 	}, SpecTimeout(framework.Timeout))
 
+	It("end as their shell command says: Succeeded after sleep, Failed with exit's code", func(ctx SpecContext) {
+		ok := boundPod(ns, "sleeps", nodes[0], nil)
+		ok.Spec.Containers[0].Command = []string{"/bin/sh", "-c", "sleep 1"}
+		fails := boundPod(ns, "exits", nodes[1], nil)
+		fails.Spec.Containers[0].Command = []string{"/bin/sh"}
+		fails.Spec.Containers[0].Args = []string{"-c", "sleep 1 && exit 3"}
+		missing := boundPod(ns, "missing", nodes[2], nil)
+		missing.Spec.Containers[0].Command = []string{"sh", "-c", "xxx"}
+		for _, pod := range []*corev1.Pod{ok, fails, missing} {
+			Expect(fw.Client.Create(ctx, pod)).To(Succeed())
+		}
+
+		done := waitForPhase(ctx, ok, corev1.PodSucceeded)
+		Expect(done.Status.ContainerStatuses[0].State.Terminated).NotTo(BeNil())
+		Expect(done.Status.ContainerStatuses[0].State.Terminated.Reason).To(Equal("Completed"))
+		failed := waitForPhase(ctx, fails, corev1.PodFailed)
+		Expect(failed.Status.ContainerStatuses[0].State.Terminated.ExitCode).To(BeEquivalentTo(3))
+		Expect(failed.Status.ContainerStatuses[0].State.Terminated.Reason).To(Equal("Error"))
+		notFound := waitForPhase(ctx, missing, corev1.PodFailed)
+		Expect(notFound.Status.ContainerStatuses[0].State.Terminated.ExitCode).To(BeEquivalentTo(127))
+	}, SpecTimeout(framework.LongTimeout))
+
+	It("restart a failing command under restartPolicy OnFailure, counting restarts", func(ctx SpecContext) {
+		pod := boundPod(ns, "crashes", nodes[0], nil)
+		pod.Spec.RestartPolicy = corev1.RestartPolicyOnFailure
+		pod.Spec.Containers[0].Command = []string{"sh", "-c", "exit 1"}
+		Expect(fw.Client.Create(ctx, pod)).To(Succeed())
+
+		got := &corev1.Pod{}
+		Eventually(func(g Gomega) {
+			g.Expect(fw.Client.Get(ctx, client.ObjectKeyFromObject(pod), got)).To(Succeed())
+			g.Expect(got.Status.ContainerStatuses).To(HaveLen(1))
+			g.Expect(got.Status.ContainerStatuses[0].RestartCount).To(BeEquivalentTo(1))
+		}).WithContext(ctx).WithTimeout(framework.Timeout).WithPolling(framework.Interval).Should(Succeed())
+		Expect(got.Status.Phase).To(Equal(corev1.PodRunning))
+		Expect(got.Status.ContainerStatuses[0].LastTerminationState.Terminated).NotTo(BeNil())
+		Expect(got.Status.ContainerStatuses[0].LastTerminationState.Terminated.ExitCode).To(BeEquivalentTo(1))
+	}, SpecTimeout(framework.LongTimeout))
+
 	It("disappear when deleted", func(ctx SpecContext) {
 		pod := boundPod(ns, "doomed", nodes[0], nil)
 		Expect(fw.Client.Create(ctx, pod)).To(Succeed())

@@ -35,11 +35,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/caldera-sh/caldera/internal/scheme"
+	"github.com/caldera-sh/caldera/internal/testing/kubelet"
 )
 
 // Framework is a running control plane for tests.
@@ -62,6 +64,9 @@ type Framework struct {
 	// KWOK makes Start also run KWOK with Caldera's stages (StagesPath) against the API server.
 	// KWOK manages only the nodes annotated KWOKNodeAnnotation=KWOKNodeAnnotationValue, such as
 	// those CreateNodes and NewKWOKNode make; pods bound to them run as the stages describe.
+	// Beside KWOK runs the simulated kubelet step of package kubelet: a pod whose containers'
+	// commands are small shell forms (sleep 5, sleep 10s && exit 3, false, ...) ends as a
+	// kubelet would end it.
 	KWOK bool
 	// Autoscaler makes Start also install Karpenter's CRDs and run Karpenter with its KWOK cloud
 	// provider (built by hack/kube-binaries.sh), which needs KWOK. Karpenter adds nodes for pods
@@ -99,6 +104,8 @@ type Framework struct {
 	// tempDir is the folder Start made for KWOK and kube-controller-manager when Dir is empty,
 	// removed by Stop.
 	tempDir string
+	// kubelet is the simulated kubelet step that runs beside KWOK.
+	kubelet *kubelet.Kubelet
 	// closers are the log files Stop closes.
 	closers []io.Closer
 }
@@ -222,6 +229,9 @@ func (f *Framework) Start() error {
 		if f.kwok, err = startKWOK(assets, dir, cfg, f.env.AttachControlPlaneOutput); err != nil {
 			return errors.Join(err, f.Stop())
 		}
+		if f.kubelet, err = kubelet.Start(cfg, clock.RealClock{}); err != nil {
+			return errors.Join(err, f.Stop())
+		}
 	}
 	if f.Autoscaler {
 		ctx, cancel := context.WithTimeout(context.Background(), StartTimeout)
@@ -247,6 +257,10 @@ func (f *Framework) Stop() error {
 	if f.autoscaler != nil {
 		errs = append(errs, f.autoscaler.Stop())
 		f.autoscaler = nil
+	}
+	if f.kubelet != nil {
+		f.kubelet.Stop()
+		f.kubelet = nil
 	}
 	if f.kwok != nil {
 		errs = append(errs, f.kwok.Stop())
