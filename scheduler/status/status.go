@@ -31,16 +31,18 @@ import (
 // Phase is a PodGroup's phase after a cycle:
 //   - Unknown when some of its pods run but the gang was found unschedulable this cycle, or it
 //     has fewer pods than its minimum (a member of a running gang is gone), as in Volcano;
-//   - Running when at least minMember (and at least one) pods are placed or done, or Completed
-//     when every placed pod has succeeded and none waits (gated pods wait too);
+//   - Running when at least minMember (and at least one) pods are placed or finished (failed
+//     pods count, as Volcano counts them scheduled), or Completed when every one of those has
+//     finished, succeeded or failed, and none waits (gated pods wait too);
 //   - otherwise it stays Inqueue if admitted, and is Pending if not.
 func Phase(j *api.JobInfo, unschedulable bool) schedulingv1beta1.PodGroupPhase {
-	if j.Count(api.Running) > 0 && (unschedulable || j.ValidTaskNum() < j.MinAvailable) {
+	failed := j.Count(api.Failed)
+	if j.Count(api.Running) > 0 && (unschedulable || j.ValidTaskNum()+failed < j.MinAvailable) {
 		return schedulingv1beta1.PodGroupUnknown
 	}
-	placed := j.ReadyTaskNum()
+	placed := j.ReadyTaskNum() + failed
 	if placed > 0 && placed >= j.MinAvailable {
-		if j.Count(api.Succeeded) == placed && j.Count(api.Pending) == 0 && j.GatedTaskNum() == 0 {
+		if j.Count(api.Succeeded)+failed == placed && j.Count(api.Pending) == 0 && j.GatedTaskNum() == 0 {
 			return schedulingv1beta1.PodGroupCompleted
 		}
 		return schedulingv1beta1.PodGroupRunning
