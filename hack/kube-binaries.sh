@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Builds the control-plane binaries the tests and `make dev` run (kube-apiserver,
-# kube-controller-manager, kubectl, etcd, kwok) and helm from the Go module proxy into a cache outside the repo,
+# kube-controller-manager, kube-scheduler, kubectl, etcd, kwok) and helm from the Go module proxy into a cache outside the repo,
 # keyed by version, and prints the folder on the last line of stdout.
 #
 # The versions come from the tools modules in hack/tools/{kube,etcd,kwok,helm}; a binary
 # already in the cache at the same version is reused. An already-set
 # KUBEBUILDER_ASSETS (for example from setup-envtest) is honoured as it is, with
-# kube-controller-manager, kwok and helm built beside the cache when that folder lacks them.
+# kube-controller-manager, kube-scheduler, kwok and helm built beside the cache when that folder lacks them.
 #
 # Other parts of a cluster the tests run against Caldera (an autoscaler, operators that create
 # PodGroups) are built the same way by build_beside, each into its own version-keyed folder of the
@@ -126,6 +126,13 @@ if [[ -n "${KUBEBUILDER_ASSETS:-}" && -x "${KUBEBUILDER_ASSETS}/kube-apiserver" 
 		ln -sf "$out/kube-controller-manager" "$KUBEBUILDER_ASSETS/kube-controller-manager" 2>/dev/null ||
 			log "kube-controller-manager is at $out/kube-controller-manager: copy it into $KUBEBUILDER_ASSETS"
 	fi
+	if [[ ! -x "$KUBEBUILDER_ASSETS/kube-scheduler" ]]; then
+		out="$cache_root/k8s-$kube_version"
+		mkdir -p "$out"
+		build "$tools/kube" kube-scheduler k8s.io/kubernetes/cmd/kube-scheduler "$kube_version" "$kube_ldflags"
+		ln -sf "$out/kube-scheduler" "$KUBEBUILDER_ASSETS/kube-scheduler" 2>/dev/null ||
+			log "kube-scheduler is at $out/kube-scheduler: copy it into $KUBEBUILDER_ASSETS"
+	fi
 	out="$cache_root/kwok-$kwok_version"
 	mkdir -p "$out"
 	if [[ ! -x "$KUBEBUILDER_ASSETS/kwok" ]]; then
@@ -150,6 +157,7 @@ mkdir -p "$out"
 
 build "$tools/kube" kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver "$kube_version" "$kube_ldflags"
 build "$tools/kube" kube-controller-manager k8s.io/kubernetes/cmd/kube-controller-manager "$kube_version" "$kube_ldflags"
+build "$tools/kube" kube-scheduler k8s.io/kubernetes/cmd/kube-scheduler "$kube_version" "$kube_ldflags"
 build "$tools/kube" kubectl k8s.io/kubernetes/cmd/kubectl "$kube_version" "$kube_ldflags"
 build "$tools/etcd" etcd go.etcd.io/etcd/server/v3 "$etcd_version" ""
 build "$tools/kwok" kwok sigs.k8s.io/kwok/cmd/kwok "$kwok_version" \

@@ -30,6 +30,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -68,6 +69,9 @@ type Framework struct {
 	// commands are small shell forms (sleep 5, sleep 10s && exit 3, false, ...) ends as a
 	// kubelet would end it.
 	KWOK bool
+	// PodStartDelay makes KWOK wait that long before a bound pod becomes Running, as a kubelet
+	// pulling images and starting containers does; zero starts pods at once.
+	PodStartDelay time.Duration
 	// Autoscaler makes Start also install Karpenter's CRDs and run Karpenter with its KWOK cloud
 	// provider (built by hack/kube-binaries.sh), which needs KWOK. Karpenter adds nodes for pods
 	// marked PodScheduled=False reason Unschedulable once a NodePool exists (ApplyNodePool), and
@@ -80,6 +84,9 @@ type Framework struct {
 	// API server's ServiceAccount admission is on, as in a cluster). Suites that measure the
 	// scheduler alone, or need none of it, set this.
 	WithoutControllerManager bool
+	// KubeScheduler makes Start also run kube-scheduler (default-scheduler), for suites whose
+	// workloads mix Caldera's pods with pods of the cluster's default scheduler.
+	KubeScheduler bool
 	// Dir, when set, is an existing folder that holds everything the control plane writes: etcd's
 	// data (etcd/), the API server's certificates (apiserver/), etcd.log, kube-apiserver.log,
 	// kube-controller-manager.log, KWOK's kubeconfig and kwok.log, and Karpenter's karpenter.log. Stop leaves it in place. When empty, the processes use
@@ -104,6 +111,8 @@ type Framework struct {
 	// tempDir is the folder Start made for KWOK and kube-controller-manager when Dir is empty,
 	// removed by Stop.
 	tempDir string
+	// kubeScheduler is kube-scheduler, when KubeScheduler is set.
+	kubeScheduler *Process
 	// kubelet is the simulated kubelet step that runs beside KWOK.
 	kubelet *kubelet.Kubelet
 	// closers are the log files Stop closes.
@@ -203,7 +212,7 @@ func (f *Framework) Start() error {
 			return errors.Join(err, f.Stop())
 		}
 	}
-	if !f.KWOK && f.WithoutControllerManager {
+	if !f.KWOK && f.WithoutControllerManager && !f.KubeScheduler {
 		return nil
 	}
 	dir := f.Dir
@@ -226,10 +235,15 @@ func (f *Framework) Start() error {
 		}
 	}
 	if f.KWOK {
-		if f.kwok, err = startKWOK(assets, dir, cfg, f.env.AttachControlPlaneOutput); err != nil {
+		if f.kwok, err = startKWOK(assets, dir, cfg, f.PodStartDelay, f.env.AttachControlPlaneOutput); err != nil {
 			return errors.Join(err, f.Stop())
 		}
 		if f.kubelet, err = kubelet.Start(cfg, clock.RealClock{}); err != nil {
+			return errors.Join(err, f.Stop())
+		}
+	}
+	if f.KubeScheduler {
+		if f.kubeScheduler, err = startKubeScheduler(assets, dir, cfg, f.env.AttachControlPlaneOutput); err != nil {
 			return errors.Join(err, f.Stop())
 		}
 	}
@@ -257,6 +271,10 @@ func (f *Framework) Stop() error {
 	if f.autoscaler != nil {
 		errs = append(errs, f.autoscaler.Stop())
 		f.autoscaler = nil
+	}
+	if f.kubeScheduler != nil {
+		errs = append(errs, f.kubeScheduler.Stop())
+		f.kubeScheduler = nil
 	}
 	if f.kubelet != nil {
 		f.kubelet.Stop()

@@ -24,6 +24,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"time"
 
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -53,14 +54,24 @@ func StagesPath() string {
 // startKWOK starts kwok from the assets folder against the API server of cfg, with the stages of
 // StagesPath, managing the nodes annotated KWOKNodeAnnotation=KWOKNodeAnnotationValue. Its
 // kubeconfig and log go into dir.
-func startKWOK(assets, dir string, cfg *rest.Config, attachOutput bool) (*Process, error) {
+func startKWOK(assets, dir string, cfg *rest.Config, podStartDelay time.Duration, attachOutput bool) (*Process, error) {
 	binary := filepath.Join(assets, "kwok")
 	if _, err := os.Stat(binary); err != nil {
 		return nil, fmt.Errorf("kwok is not in the assets folder %s: run hack/kube-binaries.sh (make kube-binaries) to build it: %w", assets, err)
 	}
 	stages := StagesPath()
-	if _, err := os.Stat(stages); err != nil {
+	data, err := os.ReadFile(stages)
+	if err != nil {
 		return nil, fmt.Errorf("reading KWOK stages: %w", err)
+	}
+	if podStartDelay > 0 {
+		if data, err = delayPodStart(data, podStartDelay); err != nil {
+			return nil, err
+		}
+		stages = filepath.Join(dir, "stages.yaml")
+		if err := os.WriteFile(stages, data, 0o600); err != nil {
+			return nil, fmt.Errorf("writing KWOK stages: %w", err)
+		}
 	}
 	kubeconfig := filepath.Join(dir, "kwok.kubeconfig")
 	if err := WriteKubeconfig(cfg, kubeconfig); err != nil {
@@ -76,6 +87,19 @@ func startKWOK(assets, dir string, cfg *rest.Config, attachOutput bool) (*Proces
 	cmd.Env = append(os.Environ(), "HOME="+dir, "KUBECONFIG="+kubeconfig)
 	cmd.Dir = dir
 	return StartProcess("kwok", cmd, filepath.Join(dir, "kwok.log"), attachOutput)
+}
+
+// podReadyStage is how the stage that starts pods begins in StagesPath.
+const podReadyStage = "  name: caldera-pod-ready\nspec:\n"
+
+// delayPodStart returns the stages with the pod-ready stage delayed by d, as a kubelet takes a
+// while to pull images and start containers.
+func delayPodStart(stages []byte, d time.Duration) ([]byte, error) {
+	if !bytes.Contains(stages, []byte(podReadyStage)) {
+		return nil, fmt.Errorf("%s has no stage caldera-pod-ready to delay", StagesPath())
+	}
+	delay := fmt.Sprintf("%s  delay:\n    durationMilliseconds: %d\n", podReadyStage, d.Milliseconds())
+	return bytes.Replace(stages, []byte(podReadyStage), []byte(delay), 1), nil
 }
 
 // tail returns the last n lines of the file at path, or a note why it cannot.
