@@ -19,6 +19,9 @@ ASSETS = $(shell bash hack/kube-binaries.sh | tail -n 1)
 DEV_FLAGS ?=
 # GO_TEST_FLAGS are extra flags for go test, for example GO_TEST_FLAGS=-race.
 GO_TEST_FLAGS ?=
+# E2E_VOLCANO_FLAGS are extra flags for make e2e-volcano, for example -suites jobp,jobseq
+# (go run ./hack/e2e-volcano -h lists them).
+E2E_VOLCANO_FLAGS ?=
 # TEST_TIMEOUT bounds one test binary.
 TEST_TIMEOUT ?= 30m
 
@@ -54,9 +57,10 @@ dev: manifests ## Bring up a local control plane with KWOK nodes and Caldera, ap
 	go run ./hack/dev $(DEV_FLAGS)
 
 .PHONY: test
-test: verify vet ## Run every test CI runs: unit, integration (real kube-apiserver + etcd) and e2e (KWOK).
+test: verify vet ## Run every test CI runs: unit, integration (real kube-apiserver + etcd), e2e (KWOK) and the CI part of Volcano's e2e suites.
 	export KUBEBUILDER_ASSETS="$(ASSETS)"; \
-	go test $(GO_TEST_FLAGS) -timeout $(TEST_TIMEOUT) ./...
+	go test $(GO_TEST_FLAGS) -timeout $(TEST_TIMEOUT) ./... && \
+	go run ./hack/e2e-volcano -part ci
 
 ##@ Development
 
@@ -101,6 +105,11 @@ dev-smoke: manifests ## make dev, exiting 0 once every sample job completes, 1 o
 test-e2e: ## Run only the e2e suite (kube-apiserver, etcd and KWOK).
 	export KUBEBUILDER_ASSETS="$(ASSETS)"; \
 	go test $(GO_TEST_FLAGS) -timeout $(TEST_TIMEOUT) ./e2e/...
+
+.PHONY: e2e-volcano
+e2e-volcano: ## Run Volcano's own e2e suites (volcano.sh/volcano, pinned) against a local control plane with Caldera; prints a table.
+	export KUBEBUILDER_ASSETS="$(ASSETS)"; \
+	go run ./hack/e2e-volcano $(E2E_VOLCANO_FLAGS)
 
 .PHONY: test-unit
 test-unit: ## Run only the tests that need no control plane.

@@ -1,0 +1,487 @@
+/*
+Copyright 2026 The Caldera Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Command e2e-volcano is `make e2e-volcano`: it runs Volcano's own end-to-end suites against
+// Caldera. build.sh builds the suites (Volcano's code as released, with lower wait constants)
+// into the tool cache; this command brings up a local control plane (etcd, kube-apiserver with
+// Caldera's CRDs and Volcano's HyperNode CRD, kube-controller-manager, kube-scheduler for
+// default-scheduler pods, KWOK nodes and the
+// simulated kubelet step), starts the shipped manager with Volcano's CI scheduler configuration
+// (kept in the ConfigMap the suites edit, volcano-system/integration-scheduler-configmap, and
+// written to the manager's --scheduler-conf file whenever it changes, as a kubelet updates a
+// mounted ConfigMap), runs each suite with the specs of skip.txt left out, and prints a table.
+//
+//	go run ./hack/e2e-volcano [-suites jobp,jobseq] [-part all|ci] [-nodes 4] [-keep]
+//
+// It exits 1 when a spec that is not on the skip list fails.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/onsi/ginkgo/v2/types"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/caldera-sh/caldera/internal/testing/framework"
+)
+
+// The suites make e2e-volcano runs, in order, and the ConfigMap their configuration lives in.
+var allSuites = []string{"schedulingbase", "jobp", "jobseq", "schedulingaction", "gangevict", "schedulinggates", "vcctl"}
+
+const (
+	configNamespace = "volcano-system"
+	configMapName   = "integration-scheduler-configmap"
+	configKey       = "volcano-scheduler-ci.conf"
+	// ciConfig is Volcano's CI scheduler configuration in the module's tree.
+	ciConfig = "installer/helm/chart/volcano/config/volcano-scheduler-ci.conf"
+	// hyperNodeCRD is Volcano's HyperNode CRD in the module's tree: the suites' clean-up lists
+	// and deletes HyperNodes.
+	hyperNodeCRD = "config/crd/volcano/bases/topology.volcano.sh_hypernodes.yaml"
+)
+
+type options struct {
+	suites []string
+	part   string
+	nodes  int
+	keep   bool
+}
+
+func main() {
+	os.Exit(run())
+}
+
+func run() int {
+	o := &options{}
+	suites := flag.String("suites", strings.Join(allSuites, ","), "Comma-separated suites to run.")
+	flag.StringVar(&o.part, "part", "all", "all: every spec not on skip.txt; ci: only the specs of ci.txt (what CI runs on every change).")
+	flag.IntVar(&o.nodes, "nodes", 4, "Number of KWOK nodes (32 CPUs, 256Gi of memory each), as Volcano's kind cluster has four workers.")
+	flag.BoolVar(&o.keep, "keep", false, "Keep the data folder (logs, kubeconfig, reports) at the end.")
+	flag.Parse()
+	for _, s := range strings.Split(*suites, ",") {
+		if !slices.Contains(allSuites, s) {
+			fmt.Fprintf(os.Stderr, "e2e-volcano: -suites: unknown suite %q; the suites are %s\n", s, strings.Join(allSuites, ", "))
+			return 2
+		}
+		o.suites = append(o.suites, s)
+	}
+	if o.part != "all" && o.part != "ci" {
+		fmt.Fprintf(os.Stderr, "e2e-volcano: -part %q: use all or ci\n", o.part)
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	here := filepath.Join(framework.RepoRoot(), "hack", "e2e-volcano")
+	skips, err := readList(filepath.Join(here, "skip.txt"), true)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e-volcano:", err)
+		return 2
+	}
+	var focus []listEntry
+	if o.part == "ci" {
+		if focus, err = readList(filepath.Join(here, "ci.txt"), false); err != nil {
+			fmt.Fprintln(os.Stderr, "e2e-volcano:", err)
+			return 2
+		}
+		o.suites = slices.DeleteFunc(o.suites, func(s string) bool { return len(forSuite(focus, s)) == 0 })
+		if len(o.suites) == 0 {
+			say("ci.txt names no spec of the suites asked for: nothing to run")
+			return 0
+		}
+	}
+
+	built, err := build(ctx, here, o.suites)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e-volcano:", err)
+		return 1
+	}
+	dataDir, err := os.MkdirTemp("", "caldera-e2e-volcano-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e-volcano:", err)
+		return 1
+	}
+	e := &env{opts: o, dataDir: dataDir, src: filepath.Join(built, "src"), bin: filepath.Join(built, "bin")}
+	say("data folder %s", dataDir)
+	code := e.run(ctx, skips, focus)
+	if err := e.teardown(); err != nil {
+		say("teardown: %v", err)
+	}
+	return code
+}
+
+func say(format string, args ...any) {
+	fmt.Printf("%s %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
+}
+
+// build runs build.sh for the suites and returns the cache folder it printed.
+func build(ctx context.Context, here string, suites []string) (string, error) {
+	cmd := exec.CommandContext(ctx, "bash", filepath.Join(here, "build.sh"))
+	cmd.Env = append(os.Environ(), "SUITES="+strings.Join(suites, " "))
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("building Volcano's suites (hack/e2e-volcano/build.sh): %w", err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	return strings.TrimSpace(lines[len(lines)-1]), nil
+}
+
+// podStartDelay is how long a bound pod takes to become Running on the KWOK nodes, as a kubelet
+// takes a moment to start containers: several suites wait to see a job Pending right after
+// creating it, which a pod Running at the instant of its bind does not let them see.
+const podStartDelay = time.Second
+
+// kubernetesSpecs are the specs of Kubernetes' e2e framework that the suites link in by importing
+// it; Volcano's own CI skips them the same way.
+var kubernetesSpecs = regexp.MustCompile(`\[sig-.*\]`)
+
+// env is one run: the control plane, the manager, and the suites' results.
+type env struct {
+	opts    *options
+	dataDir string
+	src     string
+	bin     string
+
+	fw      *framework.Framework
+	manager *framework.Process
+}
+
+func (e *env) run(ctx context.Context, skips, focus []listEntry) int {
+	e.fw = &framework.Framework{KWOK: true, KubeScheduler: true, PodStartDelay: podStartDelay, Dir: e.dataDir, Policies: true,
+		CRDPaths: []string{filepath.Join(e.src, hyperNodeCRD)}}
+	if err := e.fw.Start(); err != nil {
+		say("starting the control plane: %v", err)
+		return 1
+	}
+	names, err := e.fw.CreateNodes(ctx, e.opts.nodes, nil)
+	if err == nil {
+		err = e.fw.WaitForNodesReady(ctx, names...)
+	}
+	if err != nil {
+		say("bringing up the KWOK nodes: %v", err)
+		return 1
+	}
+	kubeconfig := filepath.Join(e.dataDir, "kubeconfig")
+	if err := framework.WriteKubeconfig(e.fw.Config, kubeconfig); err != nil {
+		say("%v", err)
+		return 1
+	}
+	schedulerConf := filepath.Join(e.dataDir, "scheduler.conf")
+	if err := e.installConfig(ctx, schedulerConf); err != nil {
+		say("%v", err)
+		return 1
+	}
+	go e.syncConfig(ctx, schedulerConf)
+	if err := e.startManager(ctx, kubeconfig, schedulerConf); err != nil {
+		say("%v", err)
+		return 1
+	}
+	say("control plane with %d KWOK nodes and the manager (Volcano's CI scheduler configuration) are up; KUBECONFIG=%s", len(names), kubeconfig)
+
+	var results []suiteResult
+	for _, suite := range e.opts.suites {
+		if ctx.Err() != nil {
+			break
+		}
+		r, err := e.runSuite(ctx, suite, kubeconfig, forSuite(skips, suite), forSuite(focus, suite))
+		if err != nil {
+			say("%s: %v", suite, err)
+		}
+		results = append(results, r)
+		if exited := e.manager.Exited(); exited != nil {
+			say("%v", exited)
+			break
+		}
+	}
+	printTable(os.Stdout, results)
+	for _, r := range results {
+		if r.failed > 0 || r.err != nil {
+			return 1
+		}
+	}
+	if ctx.Err() != nil || len(results) < len(e.opts.suites) {
+		return 1
+	}
+	return 0
+}
+
+// installConfig creates the ConfigMap the suites edit, with Volcano's CI configuration, and
+// writes it to path.
+func (e *env) installConfig(ctx context.Context, path string) error {
+	conf, err := os.ReadFile(filepath.Join(e.src, ciConfig))
+	if err != nil {
+		return fmt.Errorf("reading Volcano's CI scheduler configuration: %w", err)
+	}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: configNamespace}}
+	if err := e.fw.Client.Create(ctx, ns); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("creating namespace %s: %w", configNamespace, err)
+	}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: configNamespace, Name: configMapName},
+		Data: map[string]string{configKey: string(conf)}}
+	if err := e.fw.Client.Create(ctx, cm); err != nil {
+		return fmt.Errorf("creating ConfigMap %s/%s: %w", configNamespace, configMapName, err)
+	}
+	return writeFile(path, conf)
+}
+
+// syncConfig writes the ConfigMap's configuration to path whenever it changes, as a kubelet
+// refreshes a mounted ConfigMap (here within a second).
+func (e *env) syncConfig(ctx context.Context, path string) {
+	last := ""
+	for ctx.Err() == nil {
+		var cm corev1.ConfigMap
+		if err := e.fw.Client.Get(ctx, client.ObjectKey{Namespace: configNamespace, Name: configMapName}, &cm); err == nil {
+			if data := cm.Data[configKey]; data != last {
+				if err := writeFile(path, []byte(data)); err != nil {
+					say("writing the scheduler configuration: %v", err)
+				}
+				last = data
+			}
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// writeFile replaces path's content in one rename, so the manager never reads half a file.
+func writeFile(path string, data []byte) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// startManager builds and starts the shipped manager and vcctl.
+func (e *env) startManager(ctx context.Context, kubeconfig, schedulerConf string) error {
+	binary, err := framework.BuildManager(ctx, e.dataDir)
+	if err != nil {
+		return err
+	}
+	vcctl := exec.CommandContext(ctx, "go", "build", "-o", filepath.Join(e.dataDir, "vcctl"), "./cmd/vcctl")
+	vcctl.Dir = framework.RepoRoot()
+	if out, err := vcctl.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build ./cmd/vcctl: %w\n%s", err, out)
+	}
+	cmd := exec.Command(binary, "--kubeconfig", kubeconfig, "--leader-elect=false",
+		"--metrics-bind-address=0", "--health-probe-bind-address=0", "--scheduler-conf", schedulerConf)
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
+	e.manager, err = framework.StartProcess("the manager", cmd, filepath.Join(e.dataDir, "manager.log"), false)
+	return err
+}
+
+func (e *env) teardown() error {
+	var errs []error
+	if e.manager != nil {
+		errs = append(errs, e.manager.Stop())
+	}
+	if e.fw != nil {
+		errs = append(errs, e.fw.Stop())
+	}
+	if e.opts.keep {
+		say("kept the data folder %s", e.dataDir)
+	} else {
+		errs = append(errs, os.RemoveAll(e.dataDir))
+	}
+	return errors.Join(errs...)
+}
+
+// suiteResult is one suite's outcome.
+type suiteResult struct {
+	suite                  string
+	passed, failed         int
+	listed, skippedBySuite int
+	failures               []string
+	duration               time.Duration
+	err                    error
+}
+
+// runSuite runs one suite's binary with the skip list (and, for -part ci, the focus list) and
+// reads its JSON report.
+func (e *env) runSuite(ctx context.Context, suite, kubeconfig string, skips, focus []listEntry) (suiteResult, error) {
+	r := suiteResult{suite: suite}
+	report := filepath.Join(e.dataDir, suite+".json")
+	args := []string{"-test.timeout=0", "-ginkgo.no-color", "-ginkgo.v", "-ginkgo.json-report=" + report,
+		"-ginkgo.skip=" + kubernetesSpecs.String()}
+	for _, s := range skips {
+		args = append(args, "-ginkgo.skip="+s.pattern())
+	}
+	for _, f := range focus {
+		args = append(args, "-ginkgo.focus="+f.pattern())
+	}
+	cmd := exec.CommandContext(ctx, filepath.Join(e.bin, suite+".test"), args...)
+	cmd.Dir = filepath.Join(e.src, "test", "e2e", suite)
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig, "VC_BIN="+e.dataDir)
+	logPath := filepath.Join(e.dataDir, suite+".log")
+	log, err := os.Create(logPath)
+	if err != nil {
+		r.err = err
+		return r, err
+	}
+	defer log.Close()
+	cmd.Stdout, cmd.Stderr = log, log
+	say("running Volcano's %s suite (log: %s)", suite, logPath)
+	started := time.Now()
+	runErr := cmd.Run()
+	r.duration = time.Since(started).Round(time.Second)
+	data, err := os.ReadFile(report)
+	if err != nil {
+		r.err = fmt.Errorf("no report (%v): %w", runErr, err)
+		return r, r.err
+	}
+	var reports []types.Report
+	if err := json.Unmarshal(data, &reports); err != nil {
+		r.err = fmt.Errorf("reading the report: %w", err)
+		return r, r.err
+	}
+	for _, rep := range reports {
+		for _, spec := range rep.SpecReports {
+			if spec.LeafNodeType != types.NodeTypeIt {
+				if spec.State.Is(types.SpecStateFailureStates) {
+					r.failures = append(r.failures, fmt.Sprintf("%s: %s", spec.LeafNodeType, firstLine(spec.Failure.Message)))
+					r.failed++
+				}
+				continue
+			}
+			name := spec.FullText()
+			switch {
+			case kubernetesSpecs.MatchString(name):
+				// Kubernetes' own specs, not Volcano's: not counted.
+			case spec.State == types.SpecStatePassed:
+				r.passed++
+			case spec.State.Is(types.SpecStateFailureStates):
+				r.failed++
+				r.failures = append(r.failures, fmt.Sprintf("%s: %s", name, firstLine(spec.Failure.Message)))
+			case spec.State == types.SpecStateSkipped && listed(skips, name):
+				r.listed++
+			default:
+				r.skippedBySuite++
+			}
+		}
+	}
+	say("%s: %d passed, %d failed in %s", suite, r.passed, r.failed, r.duration)
+	return r, nil
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return line
+}
+
+// printTable prints one row per suite, a total, and the failed specs.
+func printTable(w *os.File, results []suiteResult) {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "\n| suite | passed | failed | on the skip list | skipped by the suite or not focused | time |\n|---|---|---|---|---|---|\n")
+	var total suiteResult
+	for _, r := range results {
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %s |\n", r.suite, r.passed, r.failed, r.listed, r.skippedBySuite, r.duration)
+		total.passed += r.passed
+		total.failed += r.failed
+		total.listed += r.listed
+		total.skippedBySuite += r.skippedBySuite
+		total.duration += r.duration
+	}
+	fmt.Fprintf(&b, "| **total** | **%d** | **%d** | %d | %d | %s |\n", total.passed, total.failed, total.listed, total.skippedBySuite, total.duration)
+	for _, r := range results {
+		if r.err != nil {
+			fmt.Fprintf(&b, "\n%s did not finish: %v\n", r.suite, r.err)
+		}
+		for _, f := range r.failures {
+			fmt.Fprintf(&b, "FAILED %s: %s\n", r.suite, f)
+		}
+	}
+	_, _ = w.Write(b.Bytes())
+}
+
+// listEntry is one line of skip.txt or ci.txt: a spec of a suite (its full text as Ginkgo
+// prints it), and for skip.txt the reason it is not run.
+type listEntry struct {
+	suite, spec, reason string
+}
+
+// pattern is the Ginkgo focus or skip expression matching exactly this spec.
+func (l listEntry) pattern() string {
+	return "^" + regexp.QuoteMeta(l.spec) + "$"
+}
+
+func forSuite(list []listEntry, suite string) []listEntry {
+	var out []listEntry
+	for _, l := range list {
+		if l.suite == suite {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func listed(list []listEntry, name string) bool {
+	return slices.ContainsFunc(list, func(l listEntry) bool { return l.spec == name })
+}
+
+// readList reads a list file: lines "suite | spec | reason" (the reason only where withReason),
+// with # comments and blank lines ignored.
+func readList(path string, withReason bool) ([]listEntry, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []listEntry
+	scanner := bufio.NewScanner(f)
+	for n := 1; scanner.Scan(); n++ {
+		line := strings.TrimSpace(scanner.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		fields := strings.Split(line, " | ")
+		want := 2
+		if withReason {
+			want = 3
+		}
+		if len(fields) != want || fields[0] == "" || fields[1] == "" || (withReason && fields[2] == "") {
+			return nil, fmt.Errorf("%s:%d: want %d fields separated by \" | \" (suite | spec%s), got %q", path, n, want, map[bool]string{true: " | reason"}[withReason], line)
+		}
+		if !slices.Contains(allSuites, fields[0]) {
+			return nil, fmt.Errorf("%s:%d: unknown suite %q", path, n, fields[0])
+		}
+		e := listEntry{suite: fields[0], spec: fields[1]}
+		if withReason {
+			e.reason = fields[2]
+		}
+		out = append(out, e)
+	}
+	return out, scanner.Err()
+}
