@@ -19,7 +19,8 @@ limitations under the License.
 // into the tool cache; this command brings up a local control plane (etcd, kube-apiserver with
 // Caldera's CRDs and Volcano's HyperNode CRD, kube-controller-manager, kube-scheduler for
 // default-scheduler pods, KWOK nodes and the
-// simulated kubelet step), starts the shipped manager with Volcano's CI scheduler configuration
+// simulated kubelet step), starts the shipped manager, with its optional validating webhook (the
+// counterpart of Volcano's admission webhooks) and Volcano's CI scheduler configuration
 // (kept in the ConfigMap the suites edit, volcano-system/integration-scheduler-configmap, and
 // written to the manager's --scheduler-conf file whenever it changes, as a kubelet updates a
 // mounted ConfigMap), runs each suite with the specs of skip.txt left out, and prints a table.
@@ -43,6 +44,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -52,6 +54,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/caldera-sh/caldera/internal/testing/framework"
 )
@@ -179,7 +182,10 @@ type env struct {
 
 func (e *env) run(ctx context.Context, skips, focus []listEntry) int {
 	e.fw = &framework.Framework{KWOK: true, KubeScheduler: true, PodStartDelay: podStartDelay, Dir: e.dataDir, Policies: true,
-		CRDPaths: []string{filepath.Join(e.src, hyperNodeCRD)}}
+		CRDPaths: []string{filepath.Join(e.src, hyperNodeCRD)},
+		// Volcano runs its admission webhooks; Caldera's optional validating webhook is their
+		// counterpart, served by the manager on the address envtest registers.
+		Webhooks: envtest.WebhookInstallOptions{Paths: []string{filepath.Join(framework.RepoRoot(), "config", "webhook")}}}
 	if err := e.fw.Start(); err != nil {
 		say("starting the control plane: %v", err)
 		return 1
@@ -296,8 +302,11 @@ func (e *env) startManager(ctx context.Context, kubeconfig, schedulerConf string
 	if out, err := vcctl.CombinedOutput(); err != nil {
 		return fmt.Errorf("go build ./cmd/vcctl: %w\n%s", err, out)
 	}
+	hook := e.fw.Webhooks
 	cmd := exec.Command(binary, "--kubeconfig", kubeconfig, "--leader-elect=false",
-		"--metrics-bind-address=0", "--health-probe-bind-address=0", "--scheduler-conf", schedulerConf)
+		"--metrics-bind-address=0", "--health-probe-bind-address=0", "--scheduler-conf", schedulerConf,
+		"--enable-webhook", "--manage-webhook-certs=false", "--webhook-cert-dir", hook.LocalServingCertDir,
+		"--webhook-port", strconv.Itoa(hook.LocalServingPort))
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
 	e.manager, err = framework.StartProcess("the manager", cmd, filepath.Join(e.dataDir, "manager.log"), false)
 	return err
