@@ -571,14 +571,28 @@ var _ = Describe("Job controller and bad input", Label("controller:job"), func()
 		}, framework.LongTimeout, framework.Interval).Should(Succeed())
 	})
 
-	It("completes a job whose tasks have no replicas, as Volcano does", func(ctx SpecContext) {
-		job := wrappers.MakeJob("empty", ns).Scheduler(testScheduler).Task("worker", 0).Obj()
+	It("keeps a job scaled to no replicas Running, as Volcano does, and runs its pods once scaled up", func(ctx SpecContext) {
+		job := wrappers.MakeJob("empty", ns).Scheduler(testScheduler).Plugin("svc").Task("worker", 0).Obj()
 		Expect(fw.Client.Create(ctx, job)).To(Succeed())
 		Eventually(func(g Gomega) {
-			cur := getJob(ctx, g, job)
-			g.Expect(cur.Status.State.Phase).To(Equal(batchv1alpha1.Completed))
-			g.Expect(cur.Status.Health).To(Equal(batchv1alpha1.HealthSucceeded))
+			g.Expect(getJob(ctx, g, job).Status.State.Phase).To(Equal(batchv1alpha1.Running))
 		}, framework.Timeout, framework.Interval).Should(Succeed())
+		Consistently(func(g Gomega) {
+			g.Expect(getJob(ctx, g, job).Status.State.Phase).To(Equal(batchv1alpha1.Running))
+		}, framework.ConsistentlyDuration, framework.Interval).Should(Succeed())
+
+		Eventually(func(g Gomega) {
+			cur := getJob(ctx, g, job)
+			patch := client.MergeFrom(cur.DeepCopy())
+			cur.Spec.Tasks[0].Replicas = 2
+			g.Expect(fw.Client.Patch(ctx, cur, patch)).To(Succeed())
+		}, framework.Timeout, framework.Interval).Should(Succeed())
+		Eventually(func(g Gomega) {
+			g.Expect(jobPods(ctx, g, job)).To(HaveLen(2))
+			cm := &corev1.ConfigMap{}
+			g.Expect(fw.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: job.Name + "-svc"}, cm)).To(Succeed())
+			g.Expect(cm.Data).To(HaveKeyWithValue("VC_WORKER_NUM", "2"))
+		}, framework.LongTimeout, framework.Interval).Should(Succeed())
 	})
 
 	It("runs a job whose plugin argument Volcano ignores (ssh --no-root), and says it is ignored", func(ctx SpecContext) {

@@ -288,9 +288,9 @@ func TestExecuteCounting(t *testing.T) {
 		want  outcome
 	}{
 		{
-			name:  "Running with no replicas completes, as in Volcano",
+			name:  "Running scaled down to no replicas stays Running, as in Volcano",
 			tasks: []batchv1alpha1.TaskSpec{task("w", 0)},
-			d:     syncJob, want: outcome{Phase: batchv1alpha1.Completed, Version: 1},
+			d:     syncJob, want: outcome{Phase: batchv1alpha1.Running, Version: 1},
 		},
 		{
 			name:  "minSuccess reached completes at once and stops the other pods",

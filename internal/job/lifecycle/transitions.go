@@ -112,8 +112,9 @@ func runningStatus(m *machine) (batchv1alpha1.JobPhase, string, string) {
 	total := totalReplicas(spec)
 	switch {
 	case total == 0:
-		// No task has a replica: nothing is left to run, and Volcano completes such a job.
-		return batchv1alpha1.Completed, batchv1alpha1.JobCompletedReason, "the job has no pods to run: every task has replicas 0"
+		// Scaled down to zero replicas: as in Volcano, the job keeps its phase, so that scaling
+		// it up again carries on with the same job (its plugin objects stay).
+		return stay(m)
 	case spec.MinSuccess != nil && c.succeeded >= *spec.MinSuccess:
 		return batchv1alpha1.Completed, batchv1alpha1.JobCompletedReason,
 			fmt.Sprintf("%d pods succeeded; minSuccess is %d", c.succeeded, *spec.MinSuccess)
