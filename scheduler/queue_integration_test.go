@@ -114,4 +114,41 @@ var _ = Describe("Queues", Label("queue"), func() {
 		}, framework.ConsistentlyDuration, framework.Interval).Should(Succeed())
 		Expect(boundCount(ns, "late")()).To(Equal(0))
 	})
+
+	It("closes a parent's children with it, keeps them closed under it, and reopens them with it", func() {
+		startScheduler(scheduler.Options{})
+		parent, child := uniqueName("parent"), uniqueName("child")
+		queue(parent, 1)
+		queue(child, 1, func(q *schedulingv1beta1.Queue) { q.Spec.Parent = parent })
+		request := func(name string, state schedulingv1beta1.QueueState) {
+			GinkgoHelper()
+			// As the queue-command controller records an OpenQueue or CloseQueue Command.
+			Eventually(func() error {
+				q := &schedulingv1beta1.Queue{}
+				if err := k8s.Get(context.Background(), types.NamespacedName{Name: name}, q); err != nil {
+					return err
+				}
+				patch := client.MergeFrom(q.DeepCopy())
+				if q.Annotations == nil {
+					q.Annotations = map[string]string{}
+				}
+				q.Annotations[schedulingv1beta1.QueueRequestedStateAnnotationKey] = string(state)
+				return k8s.Patch(context.Background(), q, patch)
+			}, framework.Timeout, framework.Interval).Should(Succeed())
+		}
+		state := func(name string) func(g Gomega) schedulingv1beta1.QueueState {
+			return func(g Gomega) schedulingv1beta1.QueueState { return getQueue(name)(g).Status.State }
+		}
+
+		request(parent, schedulingv1beta1.QueueStateClosed)
+		Eventually(state(child), framework.Timeout, framework.Interval).Should(Equal(schedulingv1beta1.QueueStateClosed))
+
+		request(child, schedulingv1beta1.QueueStateOpen)
+		Consistently(state(child), framework.ConsistentlyDuration, framework.Interval).Should(Equal(schedulingv1beta1.QueueStateClosed),
+			"a child is not opened under a closed parent")
+
+		request(parent, schedulingv1beta1.QueueStateOpen)
+		Eventually(state(parent), framework.Timeout, framework.Interval).Should(Equal(schedulingv1beta1.QueueStateOpen))
+		Eventually(state(child), framework.Timeout, framework.Interval).Should(Equal(schedulingv1beta1.QueueStateOpen))
+	})
 })

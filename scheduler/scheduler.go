@@ -554,11 +554,22 @@ func (s *Scheduler) orphanEvent(j *api.JobInfo) {
 // queueStatuses hands the queue statuses that differ from the stored ones to the status workers.
 func (s *Scheduler) queueStatuses() int {
 	writes := 0
+	requests := func(name string) (lifecycle.QueueRequest, bool) {
+		q, ok := s.snapshot.Queues[name]
+		if !ok {
+			return lifecycle.QueueRequest{}, false
+		}
+		return lifecycle.QueueRequest{
+			Requested: schedulingv1beta1.QueueState(q.Queue.Annotations[schedulingv1beta1.QueueRequestedStateAnnotationKey]),
+			Parent:    q.Queue.Spec.Parent,
+		}, true
+	}
 	for name, q := range s.snapshot.Queues {
 		want := status.Queue(q.Queue.Status, s.snapshot.Usage[name])
-		if requested := schedulingv1beta1.QueueState(q.Queue.Annotations[schedulingv1beta1.QueueRequestedStateAnnotationKey]); requested != "" {
+		if requested := lifecycle.QueueRequestInTree(name, requests); requested != "" {
 			// The state the last queue Command asked for (recorded by the queue-command
-			// controller): the scheduler is the one writer of a Queue's status.
+			// controller), of this queue or of an ancestor: the scheduler is the one writer of a
+			// Queue's status.
 			held := want.Pending + want.Inqueue + want.Running + want.Unknown + want.Completed
 			want.State = lifecycle.QueueState(q.Queue.Status.State, requested, held)
 		}

@@ -59,6 +59,43 @@ func RequestedQueueState(action busv1alpha1.Action) (state schedulingv1beta1.Que
 	return "", false
 }
 
+// QueueRequest is what QueueRequestInTree needs to know of one queue: the state its last queue
+// Command requested (empty when none) and its parent (empty or "root" at the top).
+type QueueRequest struct {
+	Requested schedulingv1beta1.QueueState
+	Parent    string
+}
+
+// maxQueueDepth bounds the walk up a queue's ancestors, so that a loop of parents ends.
+const maxQueueDepth = 64
+
+// QueueRequestInTree is the state requested of the queue name once its ancestors count, as in
+// Volcano's hierarchical queues: Closed while any ancestor was asked to close (closing a queue
+// closes its children, and a child cannot be opened under a closed parent); otherwise the
+// queue's own request. A child queue with no request of its own is asked to be Open: it was
+// closed with its parent and reopens with it. queues tells each queue's request and parent.
+func QueueRequestInTree(name string, queues func(string) (QueueRequest, bool)) schedulingv1beta1.QueueState {
+	own, ok := queues(name)
+	if !ok {
+		return ""
+	}
+	parent := own.Parent
+	for depth := 0; parent != "" && parent != schedulingv1beta1.RootQueue && depth < maxQueueDepth; depth++ {
+		q, ok := queues(parent)
+		if !ok {
+			break
+		}
+		if q.Requested == schedulingv1beta1.QueueStateClosed {
+			return schedulingv1beta1.QueueStateClosed
+		}
+		parent = q.Parent
+	}
+	if own.Requested == "" && own.Parent != "" && own.Parent != schedulingv1beta1.RootQueue {
+		return schedulingv1beta1.QueueStateOpen
+	}
+	return own.Requested
+}
+
 // QueueState is the state a queue's status should have, given the state stored in it, the
 // state the last queue Command requested (empty when none) and how many PodGroups the queue
 // holds. As in Volcano: a queue asked to open is Open; a queue asked to close is Closing while

@@ -86,6 +86,70 @@ func TestQueueState(t *testing.T) {
 	}
 }
 
+func TestQueueRequestInTree(t *testing.T) {
+	const (
+		open   = schedulingv1beta1.QueueStateOpen
+		closed = schedulingv1beta1.QueueStateClosed
+	)
+	tests := []struct {
+		name   string
+		queues map[string]QueueRequest
+		queue  string
+		want   schedulingv1beta1.QueueState
+	}{
+		{name: "a top queue keeps its own request", queues: map[string]QueueRequest{"q": {Requested: closed}}, queue: "q", want: closed},
+		{name: "a top queue without a request asks nothing", queues: map[string]QueueRequest{"q": {}}, queue: "q", want: ""},
+		{name: "a queue under root asks nothing", queues: map[string]QueueRequest{"q": {Parent: "root"}, "root": {}}, queue: "q", want: ""},
+		{
+			name:   "closing a parent closes its child",
+			queues: map[string]QueueRequest{"p": {Requested: closed}, "c": {Parent: "p"}},
+			queue:  "c", want: closed,
+		},
+		{
+			name:   "closing a grandparent closes a grandchild",
+			queues: map[string]QueueRequest{"g": {Requested: closed}, "p": {Parent: "g"}, "c": {Parent: "p", Requested: open}},
+			queue:  "c", want: closed,
+		},
+		{
+			name:   "a child cannot be opened under a closed parent",
+			queues: map[string]QueueRequest{"p": {Requested: closed}, "c": {Parent: "p", Requested: open}},
+			queue:  "c", want: closed,
+		},
+		{
+			name:   "reopening the parent reopens a child closed with it",
+			queues: map[string]QueueRequest{"p": {Requested: open}, "c": {Parent: "p"}},
+			queue:  "c", want: open,
+		},
+		{
+			name:   "a child closed on its own stays closed when the parent opens",
+			queues: map[string]QueueRequest{"p": {Requested: open}, "c": {Parent: "p", Requested: closed}},
+			queue:  "c", want: closed,
+		},
+		{
+			name:   "a missing parent ends the walk",
+			queues: map[string]QueueRequest{"c": {Parent: "gone", Requested: open}},
+			queue:  "c", want: open,
+		},
+		{
+			name:   "a loop of parents ends",
+			queues: map[string]QueueRequest{"a": {Parent: "b"}, "b": {Parent: "a"}},
+			queue:  "a", want: open,
+		},
+		{name: "an unknown queue asks nothing", queues: map[string]QueueRequest{}, queue: "x", want: ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := QueueRequestInTree(tc.queue, func(name string) (QueueRequest, bool) {
+				q, ok := tc.queues[name]
+				return q, ok
+			})
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("QueueRequestInTree (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 func TestRequestedQueueState(t *testing.T) {
 	tests := []struct {
 		action busv1alpha1.Action
