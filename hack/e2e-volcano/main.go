@@ -25,7 +25,7 @@ limitations under the License.
 // written to the manager's --scheduler-conf file whenever it changes, as a kubelet updates a
 // mounted ConfigMap), runs each suite with the specs of skip.txt left out, and prints a table.
 //
-//	go run ./hack/e2e-volcano [-suites jobp,jobseq] [-part all|ci] [-nodes 4] [-keep]
+//	go run ./hack/e2e-volcano [-suites jobp,jobseq] [-part all|ci] [-focus regexp] [-nodes 4] [-keep]
 //
 // It exits 1 when a spec that is not on the skip list fails.
 package main
@@ -76,6 +76,7 @@ const (
 type options struct {
 	suites []string
 	part   string
+	focus  string
 	nodes  int
 	keep   bool
 }
@@ -88,6 +89,7 @@ func run() int {
 	o := &options{}
 	suites := flag.String("suites", strings.Join(allSuites, ","), "Comma-separated suites to run.")
 	flag.StringVar(&o.part, "part", "all", "all: every spec not on skip.txt; ci: only the specs of ci.txt (what CI runs on every change).")
+	flag.StringVar(&o.focus, "focus", "", "Run only the specs whose full text matches this regular expression (Ginkgo's -focus), for working on one spec.")
 	flag.IntVar(&o.nodes, "nodes", 4, "Number of KWOK nodes (32 CPUs, 256Gi of memory each), as Volcano's kind cluster has four workers.")
 	flag.BoolVar(&o.keep, "keep", false, "Keep the data folder (logs, kubeconfig, reports) at the end.")
 	flag.Parse()
@@ -350,6 +352,9 @@ func (e *env) runSuite(ctx context.Context, suite, kubeconfig string, skips, foc
 	}
 	for _, f := range focus {
 		args = append(args, "-ginkgo.focus="+f.pattern())
+	}
+	if e.opts.focus != "" {
+		args = append(args, "-ginkgo.focus="+e.opts.focus)
 	}
 	cmd := exec.CommandContext(ctx, filepath.Join(e.bin, suite+".test"), args...)
 	cmd.Dir = filepath.Join(e.src, "test", "e2e", suite)
