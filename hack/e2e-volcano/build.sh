@@ -53,7 +53,7 @@ package v1beta1
 // allocation gate (volcano.sh/apis of the same release as volcano.sh/volcano).
 const QueueAllocationGateKey = "scheduling.volcano.sh/queue-allocation-gate"
 EOF
-	patch -s -d "$src" -p1 <"$here/wait-constants.patch"
+	(cd "$src" && git apply -p1 "$here/wait-constants.patch")
 	touch "$src/.ready"
 fi
 
