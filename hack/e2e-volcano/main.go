@@ -16,14 +16,15 @@ limitations under the License.
 
 // Command e2e-volcano is `make e2e-volcano`: it runs Volcano's own end-to-end suites against
 // Caldera. build.sh builds the suites (Volcano's code as released, with lower wait constants)
-// into the tool cache; this command brings up a local control plane (etcd, kube-apiserver with
-// Caldera's CRDs and Volcano's HyperNode CRD, kube-controller-manager, kube-scheduler for
-// default-scheduler pods, KWOK nodes and the
-// simulated kubelet step), starts the shipped manager, with its optional validating webhook (the
-// counterpart of Volcano's admission webhooks) and Volcano's CI scheduler configuration
-// (kept in the ConfigMap the suites edit, volcano-system/integration-scheduler-configmap, and
-// written to the manager's --scheduler-conf file whenever it changes, as a kubelet updates a
-// mounted ConfigMap), runs each suite with the specs of skip.txt left out, and prints a table.
+// into the tool cache. For each suite, as Volcano's CI gives each suite its own kind cluster,
+// this command brings up a local control plane (etcd, kube-apiserver with Caldera's CRDs and
+// Volcano's HyperNode CRD, kube-controller-manager, kube-scheduler for default-scheduler pods,
+// KWOK nodes and the simulated kubelet step) and starts the shipped manager, with its optional
+// validating webhook (the counterpart of Volcano's admission webhooks) and Volcano's CI scheduler
+// configuration (kept in the ConfigMap the suites edit, volcano-system/integration-scheduler-configmap,
+// and written to the manager's --scheduler-conf file whenever it changes, as a kubelet updates a
+// mounted ConfigMap). It runs the suite with the specs of skip.txt left out, and at the end
+// prints a table.
 //
 //	go run ./hack/e2e-volcano [-suites jobp,jobseq] [-part all|ci] [-focus regexp] [-nodes 4] [-keep]
 //
@@ -178,59 +179,34 @@ type env struct {
 	src     string
 	bin     string
 
-	fw      *framework.Framework
-	manager *framework.Process
+	managerBinary string
+	fw            *framework.Framework
+	manager       *framework.Process
+	stopSync      context.CancelFunc
 }
 
 func (e *env) run(ctx context.Context, skips, focus []listEntry) int {
-	e.fw = &framework.Framework{KWOK: true, KubeScheduler: true, PodStartDelay: podStartDelay, Dir: e.dataDir, Policies: true,
-		CRDPaths: []string{filepath.Join(e.src, hyperNodeCRD)},
-		// Volcano runs its admission webhooks; Caldera's optional validating webhook is their
-		// counterpart, served by the manager on the address envtest registers.
-		Webhooks: envtest.WebhookInstallOptions{Paths: []string{filepath.Join(framework.RepoRoot(), "config", "webhook")}}}
-	if err := e.fw.Start(); err != nil {
-		say("starting the control plane: %v", err)
-		return 1
-	}
-	names, err := e.fw.CreateNodes(ctx, e.opts.nodes, nil)
-	if err == nil {
-		err = e.fw.WaitForNodesReady(ctx, names...)
-	}
-	if err != nil {
-		say("bringing up the KWOK nodes: %v", err)
-		return 1
-	}
-	kubeconfig := filepath.Join(e.dataDir, "kubeconfig")
-	if err := framework.WriteKubeconfig(e.fw.Config, kubeconfig); err != nil {
+	var err error
+	if e.managerBinary, err = framework.BuildManager(ctx, e.dataDir); err != nil {
 		say("%v", err)
 		return 1
 	}
-	schedulerConf := filepath.Join(e.dataDir, "scheduler.conf")
-	if err := e.installConfig(ctx, schedulerConf); err != nil {
-		say("%v", err)
+	vcctl := exec.CommandContext(ctx, "go", "build", "-o", filepath.Join(e.dataDir, "vcctl"), "./cmd/vcctl")
+	vcctl.Dir = framework.RepoRoot()
+	if out, err := vcctl.CombinedOutput(); err != nil {
+		say("go build ./cmd/vcctl: %v\n%s", err, out)
 		return 1
 	}
-	go e.syncConfig(ctx, schedulerConf)
-	if err := e.startManager(ctx, kubeconfig, schedulerConf); err != nil {
-		say("%v", err)
-		return 1
-	}
-	say("control plane with %d KWOK nodes and the manager (Volcano's CI scheduler configuration) are up; KUBECONFIG=%s", len(names), kubeconfig)
-
 	var results []suiteResult
 	for _, suite := range e.opts.suites {
 		if ctx.Err() != nil {
 			break
 		}
-		r, err := e.runSuite(ctx, suite, kubeconfig, forSuite(skips, suite), forSuite(focus, suite))
-		if err != nil {
-			say("%s: %v", suite, err)
+		r := e.runOnFreshCluster(ctx, suite, forSuite(skips, suite), forSuite(focus, suite))
+		if r.err != nil {
+			say("%s: %v", suite, r.err)
 		}
 		results = append(results, r)
-		if exited := e.manager.Exited(); exited != nil {
-			say("%v", exited)
-			break
-		}
 	}
 	printTable(os.Stdout, results)
 	for _, r := range results {
@@ -242,6 +218,84 @@ func (e *env) run(ctx context.Context, skips, focus []listEntry) int {
 		return 1
 	}
 	return 0
+}
+
+// runOnFreshCluster runs one suite on a control plane of its own, as Volcano's CI gives each
+// suite its own kind cluster: the suites leave queues behind (a queue's guarantee then holds
+// room in every later spec) and assume a clean cluster.
+func (e *env) runOnFreshCluster(ctx context.Context, suite string, skips, focus []listEntry) suiteResult {
+	dir := filepath.Join(e.dataDir, suite)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return suiteResult{suite: suite, err: err}
+	}
+	defer func() {
+		if err := e.stopCluster(); err != nil {
+			say("%s: stopping its control plane: %v", suite, err)
+		}
+	}()
+	kubeconfig, err := e.startCluster(ctx, dir)
+	if err != nil {
+		return suiteResult{suite: suite, err: err}
+	}
+	r, _ := e.runSuite(ctx, suite, dir, kubeconfig, skips, focus)
+	if exited := e.manager.Exited(); exited != nil && r.err == nil {
+		r.err = exited
+	}
+	return r
+}
+
+// startCluster brings up a control plane with KWOK nodes, the ConfigMap of the scheduler
+// configuration and the manager, with everything they write in dir, and returns the kubeconfig.
+func (e *env) startCluster(ctx context.Context, dir string) (string, error) {
+	e.fw = &framework.Framework{KWOK: true, KubeScheduler: true, PodStartDelay: podStartDelay, Dir: dir, Policies: true,
+		CRDPaths: []string{filepath.Join(e.src, hyperNodeCRD)},
+		// Volcano runs its admission webhooks; Caldera's optional validating webhook is their
+		// counterpart, served by the manager on the address envtest registers.
+		Webhooks: envtest.WebhookInstallOptions{Paths: []string{filepath.Join(framework.RepoRoot(), "config", "webhook")}}}
+	if err := e.fw.Start(); err != nil {
+		return "", fmt.Errorf("starting the control plane: %w", err)
+	}
+	names, err := e.fw.CreateNodes(ctx, e.opts.nodes, nil)
+	if err == nil {
+		err = e.fw.WaitForNodesReady(ctx, names...)
+	}
+	if err != nil {
+		return "", fmt.Errorf("bringing up the KWOK nodes: %w", err)
+	}
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	if err := framework.WriteKubeconfig(e.fw.Config, kubeconfig); err != nil {
+		return "", err
+	}
+	schedulerConf := filepath.Join(dir, "scheduler.conf")
+	if err := e.installConfig(ctx, schedulerConf); err != nil {
+		return "", err
+	}
+	syncCtx, stopSync := context.WithCancel(ctx)
+	e.stopSync = stopSync
+	go e.syncConfig(syncCtx, schedulerConf)
+	if err := e.startManager(dir, kubeconfig, schedulerConf); err != nil {
+		return "", err
+	}
+	say("control plane with %d KWOK nodes and the manager (Volcano's CI scheduler configuration) are up; KUBECONFIG=%s", len(names), kubeconfig)
+	return kubeconfig, nil
+}
+
+// stopCluster stops the manager and the control plane of the last suite.
+func (e *env) stopCluster() error {
+	var errs []error
+	if e.stopSync != nil {
+		e.stopSync()
+		e.stopSync = nil
+	}
+	if e.manager != nil {
+		errs = append(errs, e.manager.Stop())
+		e.manager = nil
+	}
+	if e.fw != nil {
+		errs = append(errs, e.fw.Stop())
+		e.fw = nil
+	}
+	return errors.Join(errs...)
 }
 
 // installConfig creates the ConfigMap the suites edit, with Volcano's CI configuration, and
@@ -293,41 +347,26 @@ func writeFile(path string, data []byte) error {
 	return os.Rename(tmp, path)
 }
 
-// startManager builds and starts the shipped manager and vcctl.
-func (e *env) startManager(ctx context.Context, kubeconfig, schedulerConf string) error {
-	binary, err := framework.BuildManager(ctx, e.dataDir)
-	if err != nil {
-		return err
-	}
-	vcctl := exec.CommandContext(ctx, "go", "build", "-o", filepath.Join(e.dataDir, "vcctl"), "./cmd/vcctl")
-	vcctl.Dir = framework.RepoRoot()
-	if out, err := vcctl.CombinedOutput(); err != nil {
-		return fmt.Errorf("go build ./cmd/vcctl: %w\n%s", err, out)
-	}
+// startManager starts the shipped manager, logging into dir.
+func (e *env) startManager(dir, kubeconfig, schedulerConf string) error {
 	hook := e.fw.Webhooks
-	cmd := exec.Command(binary, "--kubeconfig", kubeconfig, "--leader-elect=false",
+	cmd := exec.Command(e.managerBinary, "--kubeconfig", kubeconfig, "--leader-elect=false",
 		"--metrics-bind-address=0", "--health-probe-bind-address=0", "--scheduler-conf", schedulerConf,
 		"--enable-webhook", "--manage-webhook-certs=false", "--webhook-cert-dir", hook.LocalServingCertDir,
 		"--webhook-port", strconv.Itoa(hook.LocalServingPort))
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
-	e.manager, err = framework.StartProcess("the manager", cmd, filepath.Join(e.dataDir, "manager.log"), false)
+	var err error
+	e.manager, err = framework.StartProcess("the manager", cmd, filepath.Join(dir, "manager.log"), false)
 	return err
 }
 
 func (e *env) teardown() error {
-	var errs []error
-	if e.manager != nil {
-		errs = append(errs, e.manager.Stop())
-	}
-	if e.fw != nil {
-		errs = append(errs, e.fw.Stop())
-	}
+	err := e.stopCluster()
 	if e.opts.keep {
 		say("kept the data folder %s", e.dataDir)
-	} else {
-		errs = append(errs, os.RemoveAll(e.dataDir))
+		return err
 	}
-	return errors.Join(errs...)
+	return errors.Join(err, os.RemoveAll(e.dataDir))
 }
 
 // suiteResult is one suite's outcome.
@@ -342,9 +381,9 @@ type suiteResult struct {
 
 // runSuite runs one suite's binary with the skip list (and, for -part ci, the focus list) and
 // reads its JSON report.
-func (e *env) runSuite(ctx context.Context, suite, kubeconfig string, skips, focus []listEntry) (suiteResult, error) {
+func (e *env) runSuite(ctx context.Context, suite, dir, kubeconfig string, skips, focus []listEntry) (suiteResult, error) {
 	r := suiteResult{suite: suite}
-	report := filepath.Join(e.dataDir, suite+".json")
+	report := filepath.Join(dir, "report.json")
 	args := []string{"-test.timeout=0", "-ginkgo.no-color", "-ginkgo.v", "-ginkgo.json-report=" + report,
 		"-ginkgo.skip=" + kubernetesSpecs.String()}
 	for _, s := range skips {
@@ -359,7 +398,7 @@ func (e *env) runSuite(ctx context.Context, suite, kubeconfig string, skips, foc
 	cmd := exec.CommandContext(ctx, filepath.Join(e.bin, suite+".test"), args...)
 	cmd.Dir = filepath.Join(e.src, "test", "e2e", suite)
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig, "VC_BIN="+e.dataDir)
-	logPath := filepath.Join(e.dataDir, suite+".log")
+	logPath := filepath.Join(dir, suite+".log")
 	log, err := os.Create(logPath)
 	if err != nil {
 		r.err = err
