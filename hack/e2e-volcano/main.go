@@ -54,8 +54,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/klog/v2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/caldera-sh/caldera/internal/testing/framework"
 )
@@ -139,6 +142,16 @@ func run() int {
 	}
 	e := &env{opts: o, dataDir: dataDir, src: filepath.Join(built, "src"), bin: filepath.Join(built, "bin")}
 	say("data folder %s", dataDir)
+	// Client-side logs (envtest, watch retries) go to a file, not between the progress lines.
+	clientLog, err := os.Create(filepath.Join(dataDir, "e2e-volcano.log"))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e-volcano:", err)
+		return 1
+	}
+	defer clientLog.Close()
+	logger := zap.New(zap.WriteTo(clientLog))
+	ctrllog.SetLogger(logger)
+	klog.SetLogger(logger)
 	code := e.run(ctx, skips, focus)
 	if err := e.teardown(); err != nil {
 		say("teardown: %v", err)
