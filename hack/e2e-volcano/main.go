@@ -200,11 +200,17 @@ type env struct {
 
 func (e *env) run(ctx context.Context, skips, focus []listEntry) int {
 	var err error
-	if e.managerBinary, err = framework.BuildManager(ctx, e.dataDir); err != nil {
+	// The binaries go in a folder of their own: the suites' folders are named after them (vcctl).
+	binDir := filepath.Join(e.dataDir, "bin")
+	if err := os.MkdirAll(binDir, 0o755); err != nil {
 		say("%v", err)
 		return 1
 	}
-	vcctl := exec.CommandContext(ctx, "go", "build", "-o", filepath.Join(e.dataDir, "vcctl"), "./cmd/vcctl")
+	if e.managerBinary, err = framework.BuildManager(ctx, binDir); err != nil {
+		say("%v", err)
+		return 1
+	}
+	vcctl := exec.CommandContext(ctx, "go", "build", "-o", filepath.Join(binDir, "vcctl"), "./cmd/vcctl")
 	vcctl.Dir = framework.RepoRoot()
 	if out, err := vcctl.CombinedOutput(); err != nil {
 		say("go build ./cmd/vcctl: %v\n%s", err, out)
@@ -410,7 +416,7 @@ func (e *env) runSuite(ctx context.Context, suite, dir, kubeconfig string, skips
 	}
 	cmd := exec.CommandContext(ctx, filepath.Join(e.bin, suite+".test"), args...)
 	cmd.Dir = filepath.Join(e.src, "test", "e2e", suite)
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig, "VC_BIN="+e.dataDir)
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig, "VC_BIN="+filepath.Join(e.dataDir, "bin"))
 	logPath := filepath.Join(dir, suite+".log")
 	log, err := os.Create(logPath)
 	if err != nil {
