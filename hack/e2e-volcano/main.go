@@ -504,9 +504,11 @@ type listEntry struct {
 	suite, spec, reason string
 }
 
-// pattern is the Ginkgo focus or skip expression matching exactly this spec.
+// pattern is the Ginkgo focus or skip expression matching this spec. Ginkgo matches it against
+// the suite's description, a space and the spec's full text, so the spec is anchored at the end
+// and after a space.
 func (l listEntry) pattern() string {
-	return "^" + regexp.QuoteMeta(l.spec) + "$"
+	return " " + regexp.QuoteMeta(l.spec) + "$"
 }
 
 func forSuite(list []listEntry, suite string) []listEntry {
