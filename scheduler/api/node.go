@@ -51,6 +51,8 @@ type NodeInfo struct {
 	Used Resource
 	// Releasing is what pods being deleted or evicted still hold.
 	Releasing Resource
+	// ReleasingPods counts the pods on the node being deleted or evicted.
+	ReleasingPods int32
 	// Pipelined is what is promised to tasks waiting for releasing resources.
 	Pipelined Resource
 	// PodCount is the number of pods on the node, pipelined ones included.
@@ -170,6 +172,7 @@ func (n *NodeInfo) account(t *NodeTask, sign int32) {
 	case t.Status == Releasing:
 		add(&n.Used)
 		add(&n.Releasing)
+		n.ReleasingPods += sign
 		n.PodCount += sign
 	case AllocatedStatus(t.Status):
 		add(&n.Used)

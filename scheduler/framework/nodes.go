@@ -57,14 +57,36 @@ type Placement struct {
 }
 
 // FitOnNode checks a task against one node: the node filters, then pods and resources. It
-// returns no reason and whether the task must be pipelined, or the reasons it does not fit (one
-// per missing resource, as kube-scheduler reports them).
+// returns no reason and whether the task must be pipelined (it fits only once releasing pods are
+// gone: their resources, or the filters they alone fail), or the reasons it does not fit (one per
+// missing resource, as kube-scheduler reports them).
 func (ssn *Session) FitOnNode(t *api.TaskInfo, n *api.NodeInfo) (reasons []string, pipelined bool) {
 	if r := ssn.Predicate(t, n); r != "" {
-		return []string{r}, false
+		if n.ReleasingPods == 0 || !ssn.fitsOnceReleased(t, n) {
+			return []string{r}, false
+		}
+		// Only pods on their way out refuse it (a port they hold, their anti-affinity): it may
+		// wait for them, as for the resources they release.
+		if reasons, _ := fitCapacity(t, n); len(reasons) > 0 {
+			return reasons, false
+		}
+		return nil, true
 	}
 	return fitCapacity(t, n)
 }
+
+// fitsOnceReleased reports whether the filters let t on n as the node will be once its
+// releasing pods are gone.
+func (ssn *Session) fitsOnceReleased(t *api.TaskInfo, n *api.NodeInfo) bool {
+	ssn.onceReleased = true
+	defer func() { ssn.onceReleased = false }()
+	return ssn.Predicate(t, n) == ""
+}
+
+// OnceReleased reports whether the filters are being asked about nodes as they will be once
+// their releasing pods are gone: filters that look at a node's other pods then pass over the
+// pods with status Releasing.
+func (ssn *Session) OnceReleased() bool { return ssn.onceReleased }
 
 // SelectNode finds the best node for a pending task: its nominated node if that still fits;
 // else, the first time a predicate key is seen in the cycle, the best-scored among the first

@@ -139,6 +139,9 @@ type Session struct {
 	antiAffinity bool
 	// podSpecific are filter reasons that depend on more than a task's predicate key.
 	podSpecific map[string]bool
+	// onceReleased is set while filters are asked about nodes as they will be once their
+	// releasing pods are gone (see OnceReleased).
+	onceReleased bool
 }
 
 // OpenSession starts a cycle on an up-to-date snapshot with the given configuration: it makes

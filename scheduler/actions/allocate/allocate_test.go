@@ -226,7 +226,18 @@ func TestAllocate(t *testing.T) {
 				st.MakePod("ns", "old").Group("old").Req("2", "").Node("n1").Deleting().Obj(),
 				gang("ns", "new", 1, "2", 1)),
 			want: result{Binds: map[string]string{}, Nominations: map[string]string{}, Messages: map[api.JobID]string{
-				"ns/new": "1 of 1 pods wait: 1 pod(s) wait for resources that other pods are releasing",
+				"ns/new": "1 of 1 pods wait: 1 pod(s) wait for pods leaving their nodes (the resources, ports or pod anti-affinity those hold)",
+			}},
+		},
+		"a task refused only by a releasing pod's anti-affinity waits for it, not bound beside it": {
+			config: defaultConf,
+			objs: objects(queues, st.MakeNode("n1", "4", "8Gi").Obj(),
+				st.MakePodGroup("ns", "old", 1).Phase(schedulingv1beta1.PodGroupRunning).Obj(),
+				st.MakePod("ns", "old").Group("old").Label("app", "x").Req("1", "").Node("n1").Deleting().Obj(),
+				st.MakePodGroup("ns", "new", 1).Phase(schedulingv1beta1.PodGroupInqueue).Obj(),
+				st.MakePod("ns", "new").Group("new").Req("1", "").RequiredPodAntiAffinity("app", "x").Obj()),
+			want: result{Binds: map[string]string{}, Nominations: map[string]string{}, Messages: map[api.JobID]string{
+				"ns/new": "1 of 1 pods wait: 1 pod(s) wait for pods leaving their nodes (the resources, ports or pod anti-affinity those hold)",
 			}},
 		},
 		"a higher-priority job goes first": {

@@ -179,6 +179,11 @@ func TestPreempt(t *testing.T) {
 				pending("high", "default", "high", 1, 1, "1")),
 			want: result{Nominations: map[string]string{}, Binds: map[string]string{}},
 		},
+		"the pod whose anti-affinity blocks the gang goes, not the lower-priority pod beside it": {
+			objs: flat(base[:2], base[3:], blockedByAntiAffinity()),
+			want: result{Evictions: []string{"ns/blocker-1", "ns/blocker-2", "ns/blocker-3"},
+				Nominations: map[string]string{"ns/high-0": "n3", "ns/high-1": "n2", "ns/high-2": "n1"}, Binds: map[string]string{}},
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -192,6 +197,30 @@ func TestPreempt(t *testing.T) {
 			}
 		})
 	}
+}
+
+// blockedByAntiAffinity is Volcano's "preempt low priority pod with anti-affinity constraint":
+// on each of four 4-cpu nodes runs a middle-priority blocker and a low-priority bystander (one
+// cpu each); a high-priority gang of three 3-cpu pods refuses nodes with a blocker. Evicting the
+// bystanders frees the cpu but leaves the blockers, so only the blockers' eviction helps.
+func blockedByAntiAffinity() []any {
+	objs := []any{st.MakePriorityClass("middle", 100),
+		st.MakePodGroup("ns", "blocker", 1).Queue("default").PriorityClass("middle").Phase(schedulingv1beta1.PodGroupRunning).Obj(),
+		st.MakePodGroup("ns", "bystander", 1).Queue("default").PriorityClass("low").Phase(schedulingv1beta1.PodGroupRunning).Obj(),
+		st.MakePodGroup("ns", "high", 3).Queue("default").PriorityClass("high").Phase(schedulingv1beta1.PodGroupInqueue).Created(st.Epoch.Add(time.Minute)).Obj()}
+	for i := 0; i < 4; i++ {
+		node := fmt.Sprintf("n%d", i)
+		objs = append(objs, st.MakeNode(node, "4", "8Gi").Obj(),
+			st.MakePod("ns", fmt.Sprintf("blocker-%d", i)).Group("blocker").Label("app", "blocker").Req("1", "").Priority("middle", 0).
+				RequiredPodAntiAffinity("app", "blocker").Node(node).Obj(),
+			st.MakePod("ns", fmt.Sprintf("bystander-%d", i)).Group("bystander").Label("app", "bystander").Req("1", "").Priority("low", 0).
+				RequiredPodAffinity("app", "blocker").RequiredPodAntiAffinity("app", "bystander").Node(node).Obj())
+	}
+	for i := 0; i < 3; i++ {
+		objs = append(objs, st.MakePod("ns", fmt.Sprintf("high-%d", i)).Group("high").Label("app", "preemptor").Req("3", "").
+			RequiredPodAntiAffinity("app", "blocker").Obj())
+	}
+	return objs
 }
 
 const confSLA = `actions: "allocate, preempt"

@@ -196,17 +196,35 @@ func (p *PodWrapper) Toleration(key, value string, effect corev1.TaintEffect) *P
 // RequiredPodAffinity adds a required pod affinity term on the hostname topology for pods
 // labelled key=value.
 func (p *PodWrapper) RequiredPodAffinity(key, value string) *PodWrapper {
+	return p.requiredHostnameTerm(false, key, value)
+}
+
+// RequiredPodAntiAffinity adds a required pod anti-affinity term on the hostname topology for
+// pods labelled key=value.
+func (p *PodWrapper) RequiredPodAntiAffinity(key, value string) *PodWrapper {
+	return p.requiredHostnameTerm(true, key, value)
+}
+
+func (p *PodWrapper) requiredHostnameTerm(anti bool, key, value string) *PodWrapper {
 	if p.Spec.Affinity == nil {
 		p.Spec.Affinity = &corev1.Affinity{}
 	}
-	if p.Spec.Affinity.PodAffinity == nil {
-		p.Spec.Affinity.PodAffinity = &corev1.PodAffinity{}
+	a := p.Spec.Affinity
+	term := corev1.PodAffinityTerm{
+		LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{key: value}},
+		TopologyKey:   corev1.LabelHostname,
 	}
-	p.Spec.Affinity.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution = append(
-		p.Spec.Affinity.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution, corev1.PodAffinityTerm{
-			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{key: value}},
-			TopologyKey:   corev1.LabelHostname,
-		})
+	switch {
+	case anti && a.PodAntiAffinity == nil:
+		a.PodAntiAffinity = &corev1.PodAntiAffinity{}
+	case !anti && a.PodAffinity == nil:
+		a.PodAffinity = &corev1.PodAffinity{}
+	}
+	if anti {
+		a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution = append(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution, term)
+	} else {
+		a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution = append(a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution, term)
+	}
 	return p
 }
 

@@ -257,7 +257,7 @@ func Message(j *api.JobInfo, d *framework.JobDiagnosis) string {
 		}
 	}
 	if len(why) == 0 && j.WaitingTaskNum() > 0 {
-		why = append(why, fmt.Sprintf("%d pod(s) wait for resources that other pods are releasing", j.WaitingTaskNum()))
+		why = append(why, fmt.Sprintf("%d pod(s) wait for pods leaving their nodes (the resources, ports or pod anti-affinity those hold)", j.WaitingTaskNum()))
 	}
 	if len(why) == 0 {
 		if j.Phase == schedulingv1beta1.PodGroupPending {

@@ -99,6 +99,7 @@ func (p *plugin) Name() string { return Name }
 
 func (p *plugin) OnSessionOpen(ssn *framework.Session) {
 	f := NewFilter(p.opts, ssn.Nodes)
+	f.OnceReleased = ssn.OnceReleased
 	// These reasons depend on the pod's own labels, not only on what its predicate key covers.
 	ssn.MarkPodSpecificReason(ReasonAntiAffinity)
 	ssn.MarkPodSpecificReason(ReasonPodAffinity)
@@ -124,6 +125,14 @@ type Filter struct {
 	// anyAffinityMatch remembers, per task, whether some pod anywhere matches one of its required
 	// pod affinity terms; ForgetAffinityMatches clears it when a placement changes.
 	anyAffinityMatch map[api.TaskID]bool
+	// OnceReleased, when set and true, asks about nodes as they will be once their releasing
+	// pods are gone: those pods hold no port and match no affinity term.
+	OnceReleased func() bool
+}
+
+// present reports whether a pod on the node counts for ports and inter-pod affinity.
+func (f *Filter) present(nt *api.NodeTask) bool {
+	return nt.Pod != nil && (nt.Status != api.Releasing || f.OnceReleased == nil || !f.OnceReleased())
 }
 
 // ForgetAffinityMatches drops what the filter remembers of which pods match whose affinity terms,
@@ -191,7 +200,7 @@ func (f *Filter) Filter(t *api.TaskInfo, n *api.NodeInfo) string {
 			return ReasonNodeAffinity
 		}
 	}
-	if f.opts.NodePorts && len(f.lastPorts) > 0 && portsConflict(pod, f.lastPorts, n) {
+	if f.opts.NodePorts && len(f.lastPorts) > 0 && f.portsConflict(pod, f.lastPorts, n) {
 		return ReasonNodePorts
 	}
 	if f.opts.PodAffinity && (n.AntiAffinityPods > 0 || api.HasRequiredPodAffinity(pod)) {
@@ -243,9 +252,9 @@ func podPorts(pod *corev1.Pod) []hostPort {
 	return out
 }
 
-func portsConflict(pod *corev1.Pod, want []hostPort, n *api.NodeInfo) bool {
+func (f *Filter) portsConflict(pod *corev1.Pod, want []hostPort, n *api.NodeInfo) bool {
 	for _, nt := range n.Tasks {
-		if nt.Pod == nil || nt.UID == pod.UID {
+		if !f.present(nt) || nt.UID == pod.UID {
 			continue
 		}
 		for _, have := range podPorts(nt.Pod) {
@@ -335,7 +344,7 @@ func (f *Filter) podAffinity(t *api.TaskInfo, n *api.NodeInfo) string {
 	if a.PodAntiAffinity != nil {
 		for _, term := range a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
 			for _, nt := range n.Tasks {
-				if nt.Pod != nil && nt.UID != t.UID && matchesTerm(t.Pod, term, nt.Pod) {
+				if f.present(nt) && nt.UID != t.UID && matchesTerm(t.Pod, term, nt.Pod) {
 					return ReasonAntiAffinity
 				}
 			}
@@ -345,7 +354,7 @@ func (f *Filter) podAffinity(t *api.TaskInfo, n *api.NodeInfo) string {
 		for _, term := range a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
 			found := false
 			for _, nt := range n.Tasks {
-				if nt.Pod != nil && nt.UID != t.UID && matchesTerm(t.Pod, term, nt.Pod) {
+				if f.present(nt) && nt.UID != t.UID && matchesTerm(t.Pod, term, nt.Pod) {
 					found = true
 					break
 				}
@@ -357,7 +366,7 @@ func (f *Filter) podAffinity(t *api.TaskInfo, n *api.NodeInfo) string {
 	}
 	// Pods already on the node may refuse the newcomer.
 	for _, nt := range n.Tasks {
-		if nt.Pod == nil || nt.Pod.Spec.Affinity == nil || nt.Pod.Spec.Affinity.PodAntiAffinity == nil {
+		if !f.present(nt) || nt.Pod.Spec.Affinity == nil || nt.Pod.Spec.Affinity.PodAntiAffinity == nil {
 			continue
 		}
 		for _, term := range nt.Pod.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
