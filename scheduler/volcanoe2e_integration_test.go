@@ -256,7 +256,7 @@ var _ = Describe("Volcano e2e scenarios", Label("volcano-e2e"), func() {
 		// Admitted (its pod exists, as the e2e waits for), not placed though 1.5 cpu are free.
 		Eventually(podCount(ns, "j4-q1"), framework.Timeout, framework.Interval).Should(Equal(1))
 		Eventually(unschedulableMessage(ns, "j4-q1"), framework.Timeout, framework.Interval).Should(
-			ContainSubstring(fmt.Sprintf("queue %s holds its deserved share of cpu, 2 of the cluster's 4 by its weight 1", q1)))
+			ContainSubstring(fmt.Sprintf("queue %s holds its deserved share of cpu, 2 of the 4 the queues share by its weight 1", q1)))
 		Consistently(boundCount(ns, "j4-q1"), framework.ConsistentlyDuration, framework.Interval).Should(Equal(0))
 
 		// Once q2 asks for less, q1 deserves more and j4 runs.

@@ -53,6 +53,9 @@ type NodeInfo struct {
 	Releasing Resource
 	// ReleasingPods counts the pods on the node being deleted or evicted.
 	ReleasingPods int32
+	// Foreign is what pods of no job (pods of other schedulers, static and DaemonSet pods) hold,
+	// part of Used: room no queue can be given while they run.
+	Foreign Resource
 	// Pipelined is what is promised to tasks waiting for releasing resources.
 	Pipelined Resource
 	// PodCount is the number of pods on the node, pipelined ones included.
@@ -103,6 +106,7 @@ func (n *NodeInfo) Clone() *NodeInfo {
 	c.Used = n.Used.Clone()
 	c.Releasing = n.Releasing.Clone()
 	c.Pipelined = n.Pipelined.Clone()
+	c.Foreign = n.Foreign.Clone()
 	c.Tasks = make(map[TaskID]*NodeTask, len(n.Tasks))
 	for k, v := range n.Tasks {
 		c.Tasks[k] = v
@@ -167,6 +171,9 @@ func (n *NodeInfo) account(t *NodeTask, sign int32) {
 		} else {
 			r.Sub(t.Resreq)
 		}
+	}
+	if t.Job == "" && (t.Status == Releasing || AllocatedStatus(t.Status)) {
+		add(&n.Foreign)
 	}
 	switch {
 	case t.Status == Releasing:

@@ -80,6 +80,10 @@ type Session struct {
 	Queues   map[string]*api.QueueInfo
 	// TotalResource is what the Ready nodes offer.
 	TotalResource api.Resource
+	// SharedResource is what the Ready nodes offer to queues: TotalResource less what pods of no
+	// job hold (pods of other schedulers, static and DaemonSet pods). Queues' shares and
+	// guarantees divide it.
+	SharedResource api.Resource
 	// Config is the configuration in force.
 	Config *Config
 	// Log is the cycle's logger.
@@ -151,7 +155,7 @@ func OpenSession(s *snapshot.Snapshot, cfg *Config, d Dispatcher, uid types.UID,
 	ssn := &Session{
 		UID: uid, Now: now, Snapshot: s,
 		Jobs: s.Jobs, Nodes: s.Nodes, NodeList: s.NodeList, Queues: s.Queues,
-		TotalResource: s.TotalAllocatable.Clone(),
+		TotalResource: s.TotalAllocatable.Clone(), SharedResource: s.TotalAllocatable.Clone(),
 		Config:        cfg, Log: log, dispatcher: d,
 
 		jobOrderFns: map[string]JobOrderFn{}, queueOrderFns: map[string]QueueOrderFn{}, taskOrderFns: map[string]TaskOrderFn{},
@@ -186,6 +190,7 @@ func OpenSession(s *snapshot.Snapshot, cfg *Config, d Dispatcher, uid types.UID,
 			ssn.plugins = append(ssn.plugins, pluginEntry{tier: i, option: opt, plugin: p})
 		}
 	}
+	ssn.SharedResource.SubFloor(&s.TotalForeign)
 	for _, p := range ssn.plugins {
 		p.plugin.OnSessionOpen(ssn)
 	}

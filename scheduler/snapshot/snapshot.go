@@ -77,6 +77,7 @@ type nodeContribution struct {
 	ready       bool
 	allocatable api.Resource
 	used        api.Resource
+	foreign     api.Resource
 }
 
 // Snapshot holds a cycle's copies of the cluster. The scheduler owns it; a cycle may change the
@@ -97,6 +98,8 @@ type Snapshot struct {
 	TotalAllocatable api.Resource
 	// TotalUsed is what pods on the Ready nodes hold.
 	TotalUsed api.Resource
+	// TotalForeign is what pods of no job hold on the Ready nodes (part of TotalUsed).
+	TotalForeign api.Resource
 	// Pending holds the jobs that need the scheduler's attention: a task waits to be placed or
 	// the PodGroup waits to be admitted.
 	Pending map[api.JobID]struct{}
@@ -197,8 +200,10 @@ func (s *Snapshot) SetNode(n *api.NodeInfo) {
 	if n.Ready {
 		c.allocatable = n.Allocatable.Clone()
 		c.used = n.Used.Clone()
+		c.foreign = n.Foreign.Clone()
 		s.TotalAllocatable.Add(&c.allocatable)
 		s.TotalUsed.Add(&c.used)
+		s.TotalForeign.Add(&c.foreign)
 	}
 	s.nodeContrib[n.Name] = c
 	if idx, ok := s.nodeIndex[n.Name]; ok && !s.listDirty {
@@ -227,6 +232,7 @@ func (s *Snapshot) subNode(c *nodeContribution) {
 	if c.ready {
 		s.TotalAllocatable.Sub(&c.allocatable)
 		s.TotalUsed.Sub(&c.used)
+		s.TotalForeign.Sub(&c.foreign)
 	}
 }
 

@@ -248,7 +248,7 @@ func TestAllocate(t *testing.T) {
 				st.MakePodGroup("ns", "high", 1).Phase(schedulingv1beta1.PodGroupInqueue).PriorityClass("high").Created(st.Epoch.Add(time.Minute)).Obj(),
 				st.MakePod("ns", "high").Group("high").Req("2", "").Obj()),
 			want: result{Binds: map[string]string{"ns/high": "n1"}, Nominations: map[string]string{}, Messages: map[api.JobID]string{
-				"ns/low": "1 of 1 pods wait: the cluster's cpu is all in use: queue default holds 2 of the 2 that the nodes offer; add nodes or wait for running pods to finish",
+				"ns/low": "1 of 1 pods wait: the cluster's cpu is all in use: queue default holds 2 of the 2 that the nodes offer to queues; add nodes or wait for running pods to finish",
 			}},
 		},
 	}

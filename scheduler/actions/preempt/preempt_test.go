@@ -60,18 +60,6 @@ func pending(name, queue, class string, n int, min int32, cpu string) []any {
 	return objs
 }
 
-func flat(parts ...any) []any {
-	var out []any
-	for _, p := range parts {
-		if v, ok := p.([]any); ok {
-			out = append(out, v...)
-		} else {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
 type result struct {
 	Evictions   []string
 	Nominations map[string]string
@@ -86,37 +74,37 @@ func TestPreempt(t *testing.T) {
 		want result
 	}{
 		"a high-priority gang evicts low-priority pods of its queue": {
-			objs: flat(base, running("low", "default", "low", 4, 1, "1", "n1"), pending("high", "default", "high", 2, 2, "1")),
+			objs: st.Flat(base, running("low", "default", "low", 4, 1, "1", "n1"), pending("high", "default", "high", 2, 2, "1")),
 			want: result{Evictions: []string{"ns/low-2", "ns/low-3"}, Nominations: map[string]string{"ns/high-0": "n1", "ns/high-1": "n1"}, Binds: map[string]string{}},
 		},
 		"a running gang at its minimum goes whole, never below its minimum": {
-			objs: flat(base, running("low", "default", "low", 4, 4, "1", "n1"), pending("high", "default", "high", 2, 2, "1")),
+			objs: st.Flat(base, running("low", "default", "low", 4, 4, "1", "n1"), pending("high", "default", "high", 2, 2, "1")),
 			want: result{Evictions: []string{"ns/low-0", "ns/low-1", "ns/low-2", "ns/low-3"},
 				Nominations: map[string]string{"ns/high-0": "n1", "ns/high-1": "n1"}, Binds: map[string]string{}},
 		},
 		"a gang whose spare pods are not enough goes whole": {
-			objs: flat(base, running("low", "default", "low", 4, 3, "1", "n1"), pending("high", "default", "high", 2, 2, "1")),
+			objs: st.Flat(base, running("low", "default", "low", 4, 3, "1", "n1"), pending("high", "default", "high", 2, 2, "1")),
 			want: result{Evictions: []string{"ns/low-0", "ns/low-1", "ns/low-2", "ns/low-3"},
 				Nominations: map[string]string{"ns/high-0": "n1", "ns/high-1": "n1"}, Binds: map[string]string{}},
 		},
 		"spare pods are taken before whole gangs": {
-			objs: flat(base, st.MakeNode("n2", "4", "8Gi").Obj(), running("low", "default", "low", 4, 2, "1", "n1"),
+			objs: st.Flat(base, st.MakeNode("n2", "4", "8Gi").Obj(), running("low", "default", "low", 4, 2, "1", "n1"),
 				running("lower", "default", "low", 4, 4, "1", "n2"), pending("high", "default", "high", 2, 2, "1")),
 			want: result{Evictions: []string{"ns/low-2", "ns/low-3"},
 				Nominations: map[string]string{"ns/high-0": "n1", "ns/high-1": "n1"}, Binds: map[string]string{}},
 		},
 		"a free node and one eviction are used together": {
-			objs: flat(base, st.MakeNode("n2", "2", "8Gi").Obj(), running("low", "default", "low", 4, 2, "1", "n1"),
+			objs: st.Flat(base, st.MakeNode("n2", "2", "8Gi").Obj(), running("low", "default", "low", 4, 2, "1", "n1"),
 				pending("high", "default", "high", 3, 3, "1")),
 			want: result{Evictions: []string{"ns/low-3"},
 				Nominations: map[string]string{"ns/high-0": "n2", "ns/high-1": "n2", "ns/high-2": "n1"}, Binds: map[string]string{}},
 		},
 		"nothing is evicted when the gang would still not fit": {
-			objs: flat(base, running("low", "default", "low", 4, 1, "1", "n1"), pending("high", "default", "high", 5, 5, "1")),
+			objs: st.Flat(base, running("low", "default", "low", 4, 1, "1", "n1"), pending("high", "default", "high", 5, 5, "1")),
 			want: result{Nominations: map[string]string{}, Binds: map[string]string{}},
 		},
 		"a victim whose budget allows no disruption is left and another gang taken": {
-			objs: flat(base, st.MakeNode("n2", "4", "8Gi").Obj(),
+			objs: st.Flat(base, st.MakeNode("n2", "4", "8Gi").Obj(),
 				st.MakePDB("ns", "keep", 0).Selector("app", "kept").Obj(),
 				st.MakePodGroup("ns", "kept", 4).Queue("default").PriorityClass("low").Phase(schedulingv1beta1.PodGroupRunning).Obj(),
 				st.MakePod("ns", "kept-0").Group("kept").Label("app", "kept").Req("4", "").Node("n1").Obj(),
@@ -126,7 +114,7 @@ func TestPreempt(t *testing.T) {
 				Nominations: map[string]string{"ns/high-0": "n2", "ns/high-1": "n2"}, Binds: map[string]string{}},
 		},
 		"a budget allowing one disruption lets one pod go": {
-			objs: flat(base, st.MakePDB("ns", "one", 1).Selector("app", "low").Obj(),
+			objs: st.Flat(base, st.MakePDB("ns", "one", 1).Selector("app", "low").Obj(),
 				st.MakePodGroup("ns", "low", 1).Queue("default").PriorityClass("low").Phase(schedulingv1beta1.PodGroupRunning).Obj(),
 				st.MakePod("ns", "low-0").Group("low").Label("app", "low").Req("1", "").Node("n1").Obj(),
 				st.MakePod("ns", "low-1").Group("low").Label("app", "low").Req("1", "").Node("n1").Obj(),
@@ -136,7 +124,7 @@ func TestPreempt(t *testing.T) {
 			want: result{Nominations: map[string]string{}, Binds: map[string]string{}},
 		},
 		"minTaskMember keeps a task's minimum when spare pods are chosen": {
-			objs: flat(base, st.MakePodGroup("ns", "low", 2).Queue("default").PriorityClass("low").Phase(schedulingv1beta1.PodGroupRunning).
+			objs: st.Flat(base, st.MakePodGroup("ns", "low", 2).Queue("default").PriorityClass("low").Phase(schedulingv1beta1.PodGroupRunning).
 				MinTaskMember("ps", 1).MinTaskMember("worker", 1).Obj(),
 				st.MakePod("ns", "low-ps").Group("low").Role("ps").Req("1", "").Node("n1").Obj(),
 				st.MakePod("ns", "low-w0").Group("low").Role("worker").Req("1", "").Node("n1").Obj(),
@@ -147,40 +135,47 @@ func TestPreempt(t *testing.T) {
 				Nominations: map[string]string{"ns/high-0": "n1", "ns/high-1": "n1"}, Binds: map[string]string{}},
 		},
 		"equal priority preempts nothing": {
-			objs: flat(base, running("low", "default", "high", 4, 1, "1", "n1"), pending("high", "default", "high", 1, 1, "1")),
+			objs: st.Flat(base, running("low", "default", "high", 4, 1, "1", "n1"), pending("high", "default", "high", 1, 1, "1")),
 			want: result{Nominations: map[string]string{}, Binds: map[string]string{}},
 		},
 		"other queues are left to reclaim": {
-			objs: flat(base, running("low", "other", "low", 4, 1, "1", "n1"), pending("high", "default", "high", 1, 1, "1")),
+			objs: st.Flat(base, running("low", "other", "low", 4, 1, "1", "n1"), pending("high", "default", "high", 1, 1, "1")),
 			want: result{Nominations: map[string]string{}, Binds: map[string]string{}},
 		},
 		"critical pods are never victims": {
-			objs: flat(base, st.MakePodGroup("ns", "sys", 1).Phase(schedulingv1beta1.PodGroupRunning).Obj(),
+			objs: st.Flat(base, st.MakePodGroup("ns", "sys", 1).Phase(schedulingv1beta1.PodGroupRunning).Obj(),
 				st.MakePod("ns", "sys").Group("sys").Req("4", "").Priority("system-cluster-critical", 0).Node("n1").Obj(),
 				pending("high", "default", "high", 1, 1, "1")),
 			want: result{Nominations: map[string]string{}, Binds: map[string]string{}},
 		},
 		"a pod with preemptionPolicy Never does not preempt": {
-			objs: flat(base, running("low", "default", "low", 4, 1, "1", "n1"),
+			objs: st.Flat(base, running("low", "default", "low", 4, 1, "1", "n1"),
 				st.MakePodGroup("ns", "polite", 1).PriorityClass("high").Phase(schedulingv1beta1.PodGroupInqueue).Obj(),
 				st.MakePod("ns", "polite").Group("polite").Req("1", "").PreemptNever().Obj()),
 			want: result{Nominations: map[string]string{}, Binds: map[string]string{}},
 		},
 		"a PodGroup marked not preemptable keeps its pods": {
-			objs: flat(base, st.MakePodGroup("ns", "keep", 1).PriorityClass("low").Phase(schedulingv1beta1.PodGroupRunning).
+			objs: st.Flat(base, st.MakePodGroup("ns", "keep", 1).PriorityClass("low").Phase(schedulingv1beta1.PodGroupRunning).
 				Annotation(schedulingv1beta1.PodPreemptable, "false").Obj(),
 				st.MakePod("ns", "keep").Group("keep").Req("4", "").Node("n1").Obj(),
 				pending("high", "default", "high", 1, 1, "1")),
 			want: result{Nominations: map[string]string{}, Binds: map[string]string{}},
 		},
 		"pods marked not preemptable are never victims": {
-			objs: flat(base, st.MakePodGroup("ns", "keep", 1).PriorityClass("low").Phase(schedulingv1beta1.PodGroupRunning).Obj(),
+			objs: st.Flat(base, st.MakePodGroup("ns", "keep", 1).PriorityClass("low").Phase(schedulingv1beta1.PodGroupRunning).Obj(),
 				st.MakePod("ns", "keep").Group("keep").Req("4", "").Annotation(schedulingv1beta1.PodPreemptable, "false").Node("n1").Obj(),
 				pending("high", "default", "high", 1, 1, "1")),
 			want: result{Nominations: map[string]string{}, Binds: map[string]string{}},
 		},
+		"pods held by a scheduling gate do not preempt": {
+			objs: st.Flat(base, running("low", "default", "low", 4, 1, "1", "n1"),
+				st.MakePodGroup("ns", "gated", 2).PriorityClass("high").Phase(schedulingv1beta1.PodGroupInqueue).Obj(),
+				st.MakePod("ns", "gated-0").Group("gated").Req("1", "").Gate("example.com/hold").Obj(),
+				st.MakePod("ns", "gated-1").Group("gated").Req("1", "").Gate("example.com/hold").Obj()),
+			want: result{Nominations: map[string]string{}, Binds: map[string]string{}},
+		},
 		"the pod whose anti-affinity blocks the gang goes, not the lower-priority pod beside it": {
-			objs: flat(base[:2], base[3:], blockedByAntiAffinity()),
+			objs: st.Flat(base[:2], base[3:], blockedByAntiAffinity()),
 			want: result{Evictions: []string{"ns/blocker-1", "ns/blocker-2", "ns/blocker-3"},
 				Nominations: map[string]string{"ns/high-0": "n3", "ns/high-1": "n2", "ns/high-2": "n1"}, Binds: map[string]string{}},
 		},
@@ -244,7 +239,7 @@ func TestPreemptSLAForcedVoteEvictsNothingForAGangThatCannotFit(t *testing.T) {
 		st.MakePriorityClass("low", 10), st.MakePriorityClass("high", 1000)}
 	// high waited past its SLA (created a minute after the epoch, the cycle is an hour later),
 	// so sla votes it pipelined whatever it holds; it still needs 5 cpu of a 4-cpu cluster.
-	s := st.NewSnapshot(t, flat(base, running("low", "default", "low", 4, 1, "1", "n1"), pending("high", "default", "high", 5, 5, "1"))...)
+	s := st.NewSnapshot(t, st.Flat(base, running("low", "default", "low", 4, 1, "1", "n1"), pending("high", "default", "high", 5, 5, "1"))...)
 	ssn, rec := st.Session(t, s, registry.Default(), confSLA, st.Epoch.Add(time.Hour))
 	ssn.Run()
 	ssn.Close()
@@ -261,24 +256,24 @@ func TestPreemptMessages(t *testing.T) {
 		want string
 	}{
 		"preempting says how many pods of which job": {
-			objs: flat(base, running("low", "default", "low", 4, 4, "1", "n1"), pending("high", "default", "high", 2, 2, "1")),
+			objs: st.Flat(base, running("low", "default", "low", 4, 4, "1", "n1"), pending("high", "default", "high", 2, 2, "1")),
 			want: "preempting 4 pod(s) of lower priority (job ns/low); the gang starts once they are gone",
 		},
 		"protected pods are named": {
-			objs: flat(base, st.MakePodGroup("ns", "keep", 1).PriorityClass("low").Phase(schedulingv1beta1.PodGroupRunning).Obj(),
+			objs: st.Flat(base, st.MakePodGroup("ns", "keep", 1).PriorityClass("low").Phase(schedulingv1beta1.PodGroupRunning).Obj(),
 				st.MakePod("ns", "keep").Group("keep").Req("4", "").Annotation(schedulingv1beta1.PodPreemptable, "false").Node("n1").Obj(),
 				pending("high", "default", "high", 1, 1, "1")),
 			want: "preemption cannot make room for the gang: the work it could take is protected: 1 pod(s) marked volcano.sh/preemptable=false",
 		},
 		"pods a budget keeps are named": {
-			objs: flat(base, st.MakePDB("ns", "keep", 0).Selector("app", "kept").Obj(),
+			objs: st.Flat(base, st.MakePDB("ns", "keep", 0).Selector("app", "kept").Obj(),
 				st.MakePodGroup("ns", "kept", 1).PriorityClass("low").Phase(schedulingv1beta1.PodGroupRunning).Obj(),
 				st.MakePod("ns", "kept").Group("kept").Label("app", "kept").Req("4", "").Node("n1").Obj(),
 				pending("high", "default", "high", 1, 1, "1")),
 			want: "preemption cannot make room for the gang: the work it could take is protected: 1 pod(s) whose PodDisruptionBudget allows no more disruptions",
 		},
 		"protected PodGroups are named": {
-			objs: flat(base, st.MakePodGroup("ns", "keep", 1).PriorityClass("low").Phase(schedulingv1beta1.PodGroupRunning).
+			objs: st.Flat(base, st.MakePodGroup("ns", "keep", 1).PriorityClass("low").Phase(schedulingv1beta1.PodGroupRunning).
 				Annotation(schedulingv1beta1.PodPreemptable, "false").Obj(),
 				st.MakePod("ns", "keep").Group("keep").Req("4", "").Node("n1").Obj(),
 				pending("high", "default", "high", 1, 1, "1")),
@@ -329,7 +324,7 @@ func TestPreemptMetrics(t *testing.T) {
 	base := []any{st.MakeQueue("default", 1).Obj(), st.MakeNode("n1", "4", "8Gi").Obj(),
 		st.MakePriorityClass("low", 10), st.MakePriorityClass("high", 1000)}
 	before := registryValue(t, "volcano_total_preemption_attempts")
-	s := st.NewSnapshot(t, flat(base, running("low", "default", "low", 4, 1, "1", "n1"), pending("high", "default", "high", 2, 2, "1"))...)
+	s := st.NewSnapshot(t, st.Flat(base, running("low", "default", "low", 4, 1, "1", "n1"), pending("high", "default", "high", 2, 2, "1"))...)
 	ssn, rec := st.Session(t, s, registry.Default(), conf, st.Epoch.Add(time.Hour))
 	ssn.Run()
 	ssn.Close()

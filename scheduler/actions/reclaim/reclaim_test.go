@@ -60,6 +60,16 @@ func pendingGang(q, name string, n int, min int32) []any {
 	return out
 }
 
+// gangOn returns a running job of queue q with n one-cpu pods on node and minMember 1.
+func gangOn(q string, n int, node string) []any {
+	name := q + "-job"
+	out := []any{st.MakePodGroup("ns", name, 1).Queue(q).Phase(schedulingv1beta1.PodGroupRunning).Obj()}
+	for i := 0; i < n; i++ {
+		out = append(out, st.MakePod("ns", fmt.Sprintf("%s-%d", name, i)).Group(name).Req("1", "").Node(node).Obj())
+	}
+	return out
+}
+
 type result struct {
 	Evictions   []string
 	Nominations map[string]string
@@ -88,6 +98,13 @@ func TestReclaim(t *testing.T) {
 		"a queue at its share is not a victim": {
 			objs: append(append(append([]any{node, st.MakeQueue("a", 1).Obj(), st.MakeQueue("b", 1).Obj()}, lone("a", 2, "n1")...), lone("b", 2, "n1")...), pendingGang("b", "job", 1, 1)...),
 			want: result{Nominations: map[string]string{}},
+		},
+		"queues share what pods of no queue leave: two queues above their part of it each give a pod to a new queue (Volcano's Multi reclaimed queue)": {
+			objs: st.Flat(st.MakeNode("n2", "8", "16Gi").Obj(), st.MakeQueue("a", 1).Obj(), st.MakeQueue("b", 1).Obj(),
+				st.MakeQueue("c", 1).Obj(), st.MakeQueue("d", 1).Obj(),
+				st.MakePod("ns", "other-scheduler").Scheduler("default-scheduler").Req("4", "").Node("n2").Obj(),
+				gangOn("a", 2, "n2"), gangOn("b", 2, "n2"), pendingGang("c", "c-job", 1, 1), pendingGang("d", "d-job", 1, 1)),
+			want: result{Evictions: []string{"ns/a-job-1", "ns/b-job-1"}, Nominations: map[string]string{"ns/c-job-0": "n2", "ns/d-job-0": "n2"}},
 		},
 	}
 	for name, tc := range cases {

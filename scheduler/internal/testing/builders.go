@@ -527,3 +527,16 @@ func NewSnapshot(tb TB, objs ...any) *snapshot.Snapshot {
 	NewCache(tb, objs...).UpdateSnapshot(s)
 	return s
 }
+
+// Flat joins objects and lists of objects into one list, for NewSnapshot.
+func Flat(parts ...any) []any {
+	var out []any
+	for _, p := range parts {
+		if v, ok := p.([]any); ok {
+			out = append(out, v...)
+		} else {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -113,8 +113,9 @@ func Dims(total *api.Resource) []corev1.ResourceName {
 // each one's capability, as Volcano's totalGuarantee is: a queue with no job keeps its
 // guarantee free of the other queues. In an elastic cluster (ElasticClusterArgument) the nodes
 // cap nothing: a queue's capability is its own and it deserves what its jobs ask for up to that
-// capability, never less than its guarantee.
-func Attrs(queues map[string]*api.QueueInfo, usage map[string]*snapshot.QueueUsage, total *api.Resource, elastic bool) map[string]*QueueAttr {
+// capability, never less than its guarantee. Capabilities are cut from the cluster's total;
+// deserved shares divide shared, what pods of no job leave of it.
+func Attrs(queues map[string]*api.QueueInfo, usage map[string]*snapshot.QueueUsage, total, shared *api.Resource, elastic bool) map[string]*QueueAttr {
 	dims := Dims(total)
 	attrs := map[string]*QueueAttr{}
 	guaranteed := Guaranteed(queues, dims)
@@ -151,7 +152,7 @@ func Attrs(queues map[string]*api.QueueInfo, usage map[string]*snapshot.QueueUsa
 			}
 		}
 	} else {
-		waterFill(attrs, vecOf(total, dims), dims)
+		waterFill(attrs, vecOf(shared, dims), dims)
 	}
 	for _, a := range attrs {
 		a.updateShare(dims)
@@ -350,9 +351,9 @@ func format(d corev1.ResourceName, v float64) string {
 }
 
 func (p *plugin) OnSessionOpen(ssn *framework.Session) {
-	total := ssn.TotalResource.Clone()
+	total, shared := ssn.TotalResource.Clone(), ssn.SharedResource.Clone()
 	dims := Dims(&total)
-	attrs := Attrs(ssn.Queues, ssn.Snapshot.Usage, &total, p.elastic)
+	attrs := Attrs(ssn.Queues, ssn.Snapshot.Usage, &total, &shared, p.elastic)
 	p.attrs = attrs
 
 	ssn.AddQueueOrderFn(Name, func(l, r *api.QueueInfo) int {
@@ -383,7 +384,7 @@ func (p *plugin) OnSessionOpen(ssn *framework.Session) {
 		}
 		for _, d := range dims {
 			if a.Request[d] > a.Allocated[d]+1e-6 {
-				ssn.NoteQueue(q.Name, shareMessage(ssn.Queues, a, q, d, len(attrs), &total, p.elastic))
+				ssn.NoteQueue(q.Name, shareMessage(ssn.Queues, a, q, d, len(attrs), &total, &shared, p.elastic))
 				break
 			}
 		}
@@ -400,7 +401,7 @@ func (p *plugin) OnSessionOpen(ssn *framework.Session) {
 		}
 		ok, d := fits(a.Allocated, t.Resreq, a.Deserved, dims)
 		if !ok {
-			ssn.ExplainShare(t.Job, shareMessage(ssn.Queues, a, q, d, len(attrs), &total, p.elastic)+
+			ssn.ExplainShare(t.Job, shareMessage(ssn.Queues, a, q, d, len(attrs), &total, &shared, p.elastic)+
 				fmt.Sprintf(" (pod %s requests %s)", t.Name, api.FormatAmount(d, t.Resreq.Get(d))))
 		}
 		return ok
@@ -557,19 +558,19 @@ func QuotaMessage(q string, d corev1.ResourceName, capability, base float64, wha
 }
 
 // shareMessage is ShareMessage, naming the guarantees of other queues when they cap q.
-func shareMessage(queues map[string]*api.QueueInfo, a *QueueAttr, q *api.QueueInfo, d corev1.ResourceName, n int, total *api.Resource, elastic bool) string {
+func shareMessage(queues map[string]*api.QueueInfo, a *QueueAttr, q *api.QueueInfo, d corev1.ResourceName, n int, total, shared *api.Resource, elastic bool) string {
 	var others string
 	if cutByGuarantees(a, q, d, total, elastic) {
 		others = GuaranteedTo(queues, q.Name, d)
 	}
-	return ShareMessage(a, q, d, n, total, elastic, others)
+	return ShareMessage(a, q, d, n, total, shared, elastic, others)
 }
 
 // ShareMessage says why a queue has no more of resource d to give, naming what limits it: the
 // guarantees of other queues (guaranteedTo names them when they set its capability, see
 // GuaranteedTo), its capability, the cluster (when it is the only queue with work) or the other
 // queues' weights.
-func ShareMessage(a *QueueAttr, q *api.QueueInfo, d corev1.ResourceName, queues int, total *api.Resource, elastic bool, guaranteedTo string) string {
+func ShareMessage(a *QueueAttr, q *api.QueueInfo, d corev1.ResourceName, queues int, total, shared *api.Resource, elastic bool, guaranteedTo string) string {
 	atCapability := a.Deserved[d] >= a.Capability[d]-1e-6 && !math.IsInf(a.Capability[d], 1)
 	switch {
 	case atCapability && guaranteedTo != "":
@@ -580,11 +581,11 @@ func ShareMessage(a *QueueAttr, q *api.QueueInfo, d corev1.ResourceName, queues 
 		return fmt.Sprintf("queue %s has reached its capability of %s: %s allocated of %s; raise spec.capability or wait for the queue's pods to finish",
 			q.Name, d, format(d, a.Allocated[d]), format(d, a.Capability[d]))
 	case queues == 1:
-		return fmt.Sprintf("the cluster's %s is all in use: queue %s holds %s of the %s that the nodes offer; add nodes or wait for running pods to finish",
-			d, q.Name, format(d, a.Allocated[d]), api.FormatAmount(d, total.Get(d)))
+		return fmt.Sprintf("the cluster's %s is all in use: queue %s holds %s of the %s that the nodes offer to queues; add nodes or wait for running pods to finish",
+			d, q.Name, format(d, a.Allocated[d]), api.FormatAmount(d, shared.Get(d)))
 	default:
-		return fmt.Sprintf("queue %s holds its deserved share of %s, %s of the cluster's %s by its weight %d against the other queues with work; "+
-			"wait for its pods to finish or raise its weight", q.Name, d, format(d, a.Deserved[d]), api.FormatAmount(d, total.Get(d)), q.Weight)
+		return fmt.Sprintf("queue %s holds its deserved share of %s, %s of the %s the queues share by its weight %d against the other queues with work; "+
+			"wait for its pods to finish or raise its weight", q.Name, d, format(d, a.Deserved[d]), api.FormatAmount(d, shared.Get(d)), q.Weight)
 	}
 }
 

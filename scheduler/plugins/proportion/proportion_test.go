@@ -46,12 +46,20 @@ func TestAttrs(t *testing.T) {
 		queues map[string]queueSpec
 		// elastic is the elastic-cluster argument.
 		elastic bool
+		// shared is the cpu (millicores) pods of no job leave to the queues; 0 means all of it.
+		shared int64
 		// want is each queue's deserved cpu (millicores) and share.
 		want map[string][2]float64
 	}{
 		"weights 1:3 split a contended cluster": {
 			queues: map[string]queueSpec{"a": {weight: 1, request: 8000}, "b": {weight: 3, request: 8000}},
 			want:   map[string][2]float64{"a": {2000, 0}, "b": {6000, 0}},
+		},
+		"queues divide what pods of no job leave": {
+			queues: map[string]queueSpec{"a": {weight: 1, request: 2000, allocated: 2000}, "b": {weight: 1, request: 2000, allocated: 2000},
+				"c": {weight: 1, request: 1000}, "d": {weight: 1, request: 1000}},
+			shared: 4000,
+			want:   map[string][2]float64{"a": {1000, 2}, "b": {1000, 2}, "c": {1000, 0}, "d": {1000, 0}},
 		},
 		"a queue asking for less leaves the rest to the others": {
 			queues: map[string]queueSpec{"a": {weight: 1, request: 1000, allocated: 1000}, "b": {weight: 1, request: 20000}},
@@ -123,7 +131,11 @@ func TestAttrs(t *testing.T) {
 				usage[q] = &snapshot.QueueUsage{Request: api.Resource{MilliCPU: spec.request}, Allocated: api.Resource{MilliCPU: spec.allocated},
 					Phases: map[schedulingv1beta1.PodGroupPhase]int32{}, Jobs: 1}
 			}
-			attrs := Attrs(queues, usage, &total, tc.elastic)
+			shared := total
+			if tc.shared > 0 {
+				shared.MilliCPU = tc.shared
+			}
+			attrs := Attrs(queues, usage, &total, &shared, tc.elastic)
 			got := map[string][2]float64{}
 			for q, a := range attrs {
 				got[q] = [2]float64{math.Round(a.Deserved[corev1.ResourceCPU]), a.Share}
@@ -154,13 +166,13 @@ func TestShareMessage(t *testing.T) {
 		"capability": {attr: &QueueAttr{Deserved: Vec{"cpu": 2000}, Allocated: Vec{"cpu": 2000}, Capability: Vec{"cpu": 2000}}, queues: 2,
 			want: "queue q has reached its capability of cpu: 2 allocated of 2; raise spec.capability or wait for the queue's pods to finish"},
 		"cluster": {attr: &QueueAttr{Deserved: Vec{"cpu": 8000}, Allocated: Vec{"cpu": 8000}, Capability: Vec{"cpu": math.Inf(1)}}, queues: 1,
-			want: "the cluster's cpu is all in use: queue q holds 8 of the 8 that the nodes offer; add nodes or wait for running pods to finish"},
+			want: "the cluster's cpu is all in use: queue q holds 8 of the 8 that the nodes offer to queues; add nodes or wait for running pods to finish"},
 		"weights": {attr: &QueueAttr{Deserved: Vec{"cpu": 4000}, Allocated: Vec{"cpu": 4000}, Capability: Vec{"cpu": math.Inf(1)}}, queues: 2,
-			want: "queue q holds its deserved share of cpu, 4 of the cluster's 8 by its weight 2 against the other queues with work; wait for its pods to finish or raise its weight"},
+			want: "queue q holds its deserved share of cpu, 4 of the 8 the queues share by its weight 2 against the other queues with work; wait for its pods to finish or raise its weight"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, ShareMessage(tc.attr, q, corev1.ResourceCPU, tc.queues, &total, tc.elastic, tc.guaranteedTo)); diff != "" {
+			if diff := cmp.Diff(tc.want, ShareMessage(tc.attr, q, corev1.ResourceCPU, tc.queues, &total, &total, tc.elastic, tc.guaranteedTo)); diff != "" {
 				t.Errorf("mismatch (-want +got):\n%s", diff)
 			}
 		})
