@@ -363,6 +363,19 @@ var _ = Describe("Job controller", Label("controller:job"), func() {
 		}, framework.Timeout, framework.Interval).Should(Succeed())
 	})
 
+	It("makes the svc plugin's objects while the job waits for its PodGroup's admission, as Volcano does", func(ctx SpecContext) {
+		// Its gang asks for more than the nodes have, so the PodGroup is never admitted.
+		job := wrappers.MakeJob("waiting", ns).Scheduler(testScheduler).Plugin("svc").Task("worker", 2).
+			Requests(corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100000")}).Obj()
+		Expect(fw.Client.Create(ctx, job)).To(Succeed())
+		Eventually(func(g Gomega) {
+			cm := &corev1.ConfigMap{}
+			g.Expect(fw.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: "waiting-svc"}, cm)).To(Succeed())
+			g.Expect(cm.Data).To(HaveKeyWithValue("worker.host", "waiting-worker-0.waiting\nwaiting-worker-1.waiting"))
+		}, framework.Timeout, framework.Interval).Should(Succeed())
+		Expect(jobPods(ctx, Default, job)).To(BeEmpty())
+	})
+
 	It("deletes an aborted job once its TTL has passed", func(ctx SpecContext) {
 		job := wrappers.MakeJob("ttl", ns).Scheduler(testScheduler).TTL(1).Task("worker", 1).Obj()
 		Expect(fw.Client.Create(ctx, job)).To(Succeed())

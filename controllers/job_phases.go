@@ -640,11 +640,13 @@ func (rc *jobRun) children(ctx context.Context) error {
 	if err := rc.ensurePodGroup(ctx); err != nil {
 		return err
 	}
-	if !rc.canCreatePods() {
-		return nil
-	}
+	// The plugins' objects follow the spec whether or not the PodGroup admits pods yet, as in
+	// Volcano: a scaled job's hosts ConfigMap is current before its new pods start.
 	if err := rc.ensurePluginObjects(ctx); err != nil {
 		return err
+	}
+	if !rc.canCreatePods() {
+		return nil
 	}
 	return rc.createPods(ctx)
 }
