@@ -63,6 +63,26 @@ func gang(ns, name string, n int, cpu string, minMember int32) []any {
 	return objs
 }
 
+// zonedNodes are four 2-cpu nodes: a1 and a2 in zone a, b1 in zone b, c1 in zone c.
+func zonedNodes() []any {
+	var out []any
+	for _, n := range [][2]string{{"a1", "a"}, {"a2", "a"}, {"b1", "b"}, {"c1", "c"}} {
+		out = append(out, st.MakeNode(n[0], "2", "4Gi").Label(corev1.LabelTopologyZone, n[1]).Obj())
+	}
+	return out
+}
+
+// zonedGang is a gang of n one-cpu pods labelled app=name, each with a required pod
+// anti-affinity (or affinity) to the others on the zone.
+func zonedGang(name string, n int, anti bool) []any {
+	objs := []any{st.MakePodGroup("ns", name, int32(n)).Phase(schedulingv1beta1.PodGroupInqueue).Obj()}
+	for i := 0; i < n; i++ {
+		objs = append(objs, st.MakePod("ns", fmt.Sprintf("%s-%d", name, i)).Group(name).Label("app", name).Req("1", "").
+			RequiredTerm(anti, corev1.LabelTopologyZone, "app", name).Obj())
+	}
+	return objs
+}
+
 func objects(parts ...any) []any {
 	var out []any
 	for _, p := range parts {
@@ -239,6 +259,25 @@ func TestAllocate(t *testing.T) {
 			want: result{Binds: map[string]string{}, Nominations: map[string]string{}, Messages: map[api.JobID]string{
 				"ns/new": "1 of 1 pods wait: 1 pod(s) wait for pods leaving their nodes (the resources, ports or pod anti-affinity those hold)",
 			}},
+		},
+		"a gang with zone anti-affinity puts one pod in each zone": {
+			config: defaultConf,
+			objs:   objects(queues, zonedNodes(), zonedGang("spread", 3, true)),
+			want: result{Binds: map[string]string{"ns/spread-0": "a1", "ns/spread-1": "b1", "ns/spread-2": "c1"},
+				Nominations: map[string]string{}, Messages: map[api.JobID]string{}},
+		},
+		"a gang with zone anti-affinity and more pods than zones binds nothing": {
+			config: defaultConf,
+			objs:   objects(queues, zonedNodes(), zonedGang("spread", 4, true)),
+			want: result{Binds: map[string]string{}, Nominations: map[string]string{}, Messages: map[api.JobID]string{
+				"ns/spread": "4 of 4 pods wait: pod spread-3: 0/4 nodes are available: 4 node(s) didn't match pod anti-affinity rules.",
+			}},
+		},
+		"a gang with zone affinity lands in one zone": {
+			config: defaultConf,
+			objs:   objects(queues, zonedNodes(), zonedGang("together", 3, false)),
+			want: result{Binds: map[string]string{"ns/together-0": "a1", "ns/together-1": "a2", "ns/together-2": "a1"},
+				Nominations: map[string]string{}, Messages: map[api.JobID]string{}},
 		},
 		"a higher-priority job goes first": {
 			config: defaultConf,

@@ -196,23 +196,25 @@ func (p *PodWrapper) Toleration(key, value string, effect corev1.TaintEffect) *P
 // RequiredPodAffinity adds a required pod affinity term on the hostname topology for pods
 // labelled key=value.
 func (p *PodWrapper) RequiredPodAffinity(key, value string) *PodWrapper {
-	return p.requiredHostnameTerm(false, key, value)
+	return p.RequiredTerm(false, corev1.LabelHostname, key, value)
 }
 
 // RequiredPodAntiAffinity adds a required pod anti-affinity term on the hostname topology for
 // pods labelled key=value.
 func (p *PodWrapper) RequiredPodAntiAffinity(key, value string) *PodWrapper {
-	return p.requiredHostnameTerm(true, key, value)
+	return p.RequiredTerm(true, corev1.LabelHostname, key, value)
 }
 
-func (p *PodWrapper) requiredHostnameTerm(anti bool, key, value string) *PodWrapper {
+// RequiredTerm adds a required pod affinity (anti: anti-affinity) term on the topology key topo
+// for pods labelled key=value.
+func (p *PodWrapper) RequiredTerm(anti bool, topo, key, value string) *PodWrapper {
 	if p.Spec.Affinity == nil {
 		p.Spec.Affinity = &corev1.Affinity{}
 	}
 	a := p.Spec.Affinity
 	term := corev1.PodAffinityTerm{
 		LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{key: value}},
-		TopologyKey:   corev1.LabelHostname,
+		TopologyKey:   topo,
 	}
 	switch {
 	case anti && a.PodAntiAffinity == nil:

@@ -18,8 +18,8 @@ limitations under the License.
 // needs: cordoned nodes, nodeSelector and required node affinity, taints and tolerations, and
 // host ports. (Resources, extended resources such as nvidia.com/gpu included, and the pod count
 // are checked for every placement by the framework.) Required inter-pod affinity and
-// anti-affinity on the hostname topology are honoured; other topologies are refused with a
-// reason the user can act on.
+// anti-affinity are honoured on any topology key (hostname, zone, rack), counting the pods placed
+// earlier in the cycle, so a gang's own members spread or gather as its terms ask.
 package predicates
 
 import (
@@ -105,9 +105,17 @@ func (p *plugin) OnSessionOpen(ssn *framework.Session) {
 	ssn.MarkPodSpecificReason(ReasonPodAffinity)
 	ssn.AddPrePredicateFn(Name, f.PreFilter)
 	ssn.AddPredicateFn(Name, f.Filter)
-	// A placement made or undone in the cycle may give a pod's affinity terms their first match.
-	forget := func(*framework.Event) { f.ForgetAffinityMatches() }
-	ssn.AddEventHandler(&framework.EventHandler{AllocateFunc: forget, DeallocateFunc: forget})
+	// A placement made or undone in the cycle may give a pod's affinity terms their first match;
+	// a pod placed with anti-affinity on a wide topology refuses neighbours beyond its node.
+	ssn.AddEventHandler(&framework.EventHandler{
+		AllocateFunc: func(e *framework.Event) {
+			f.ForgetAffinityMatches()
+			if n, ok := ssn.Nodes[e.Task.NodeName]; ok && wideAntiAffinity(e.Task.Pod) {
+				f.wideAnti[n.Name] = n
+			}
+		},
+		DeallocateFunc: func(*framework.Event) { f.ForgetAffinityMatches() },
+	})
 }
 
 func (p *plugin) OnSessionClose(*framework.Session) {}
@@ -128,6 +136,70 @@ type Filter struct {
 	// OnceReleased, when set and true, asks about nodes as they will be once their releasing
 	// pods are gone: those pods hold no port and match no affinity term.
 	OnceReleased func() bool
+	// domains indexes the nodes by topology key and label value, built per key when first asked.
+	domains map[string]map[string][]*api.NodeInfo
+	// wideAnti holds the nodes with a pod whose required anti-affinity uses a topology key other
+	// than the hostname: such a pod refuses newcomers on other nodes of its domain.
+	wideAnti map[string]*api.NodeInfo
+}
+
+// wideAntiAffinity reports whether a pod has a required anti-affinity term on a topology key
+// other than the hostname.
+func wideAntiAffinity(pod *corev1.Pod) bool {
+	if !api.HasRequiredAntiAffinity(pod) {
+		return false
+	}
+	for _, term := range pod.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
+		if term.TopologyKey != corev1.LabelHostname {
+			return true
+		}
+	}
+	return false
+}
+
+// domain returns the nodes in the same topology domain as n for key (n alone for the hostname),
+// or nil when n has no such label: it is then in no domain of that key.
+func (f *Filter) domain(key string, n *api.NodeInfo) []*api.NodeInfo {
+	if key == corev1.LabelHostname {
+		return []*api.NodeInfo{n}
+	}
+	if n.Node == nil {
+		return nil
+	}
+	value, ok := n.Node.Labels[key]
+	if !ok {
+		return nil
+	}
+	byValue, ok := f.domains[key]
+	if !ok {
+		byValue = map[string][]*api.NodeInfo{}
+		for _, m := range f.nodes {
+			if m.Node == nil {
+				continue
+			}
+			if v, ok := m.Node.Labels[key]; ok {
+				byValue[v] = append(byValue[v], m)
+			}
+		}
+		f.domains[key] = byValue
+	}
+	return byValue[value]
+}
+
+// sameDomain reports whether nodes a and b share a value of the topology key.
+func sameDomain(key string, a, b *api.NodeInfo) bool {
+	if a == b {
+		return true
+	}
+	if a.Node == nil || b.Node == nil {
+		return false
+	}
+	va, ok := a.Node.Labels[key]
+	if !ok {
+		return false
+	}
+	vb, ok := b.Node.Labels[key]
+	return ok && va == vb
 }
 
 // present reports whether a pod on the node counts for ports and inter-pod affinity.
@@ -141,11 +213,23 @@ func (f *Filter) ForgetAffinityMatches() { clear(f.anyAffinityMatch) }
 
 // NewFilter returns a filter over the given nodes.
 func NewFilter(opts Options, nodes map[string]*api.NodeInfo) *Filter {
-	return &Filter{opts: opts, nodes: nodes, affinity: map[api.TaskID]nodeaffinity.RequiredNodeAffinity{},
-		anyAffinityMatch: map[api.TaskID]bool{}}
+	f := &Filter{opts: opts, nodes: nodes, affinity: map[api.TaskID]nodeaffinity.RequiredNodeAffinity{},
+		anyAffinityMatch: map[api.TaskID]bool{}, domains: map[string]map[string][]*api.NodeInfo{}, wideAnti: map[string]*api.NodeInfo{}}
+	for _, n := range nodes {
+		if n.AntiAffinityPods == 0 {
+			continue
+		}
+		for _, nt := range n.Tasks {
+			if wideAntiAffinity(nt.Pod) {
+				f.wideAnti[n.Name] = n
+				break
+			}
+		}
+	}
+	return f
 }
 
-// PreFilter refuses pods whose inter-pod affinity this scheduler cannot evaluate.
+// PreFilter refuses pods whose inter-pod affinity terms cannot be evaluated.
 func (f *Filter) PreFilter(t *api.TaskInfo) error {
 	if !f.opts.PodAffinity || t.Pod == nil || t.Pod.Spec.Affinity == nil {
 		return nil
@@ -159,9 +243,8 @@ func (f *Filter) PreFilter(t *api.TaskInfo) error {
 		terms = append(terms, a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution...)
 	}
 	for _, term := range terms {
-		if term.TopologyKey != corev1.LabelHostname {
-			return fmt.Errorf("pod %s/%s has a required pod (anti-)affinity on topology %q; this scheduler honours only %q: use that topology key or a preferred term",
-				t.Namespace, t.Name, term.TopologyKey, corev1.LabelHostname)
+		if term.TopologyKey == "" {
+			return fmt.Errorf("pod %s/%s has a required pod (anti-)affinity term without a topologyKey; set one, e.g. %q", t.Namespace, t.Name, corev1.LabelHostname)
 		}
 		if _, err := selectorOf(term); err != nil {
 			return fmt.Errorf("pod %s/%s has an invalid pod (anti-)affinity label selector: %v", t.Namespace, t.Name, err)
@@ -203,7 +286,7 @@ func (f *Filter) Filter(t *api.TaskInfo, n *api.NodeInfo) string {
 	if f.opts.NodePorts && len(f.lastPorts) > 0 && f.portsConflict(pod, f.lastPorts, n) {
 		return ReasonNodePorts
 	}
-	if f.opts.PodAffinity && (n.AntiAffinityPods > 0 || api.HasRequiredPodAffinity(pod)) {
+	if f.opts.PodAffinity && (n.AntiAffinityPods > 0 || len(f.wideAnti) > 0 || api.HasRequiredPodAffinity(pod)) {
 		if reason := f.podAffinity(t, n); reason != "" {
 			return reason
 		}
@@ -334,8 +417,8 @@ func (f *Filter) firstOfItsKind(t *api.TaskInfo, terms []corev1.PodAffinityTerm)
 	return !matched
 }
 
-// podAffinity checks required pod affinity and anti-affinity on the hostname topology against
-// the pods on the node (placed ones and those allocated earlier in the cycle).
+// podAffinity checks required pod affinity and anti-affinity against the pods in the node's
+// topology domains (placed ones and those allocated earlier in the cycle).
 func (f *Filter) podAffinity(t *api.TaskInfo, n *api.NodeInfo) string {
 	a := t.Pod.Spec.Affinity
 	if a == nil {
@@ -343,37 +426,59 @@ func (f *Filter) podAffinity(t *api.TaskInfo, n *api.NodeInfo) string {
 	}
 	if a.PodAntiAffinity != nil {
 		for _, term := range a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
-			for _, nt := range n.Tasks {
-				if f.present(nt) && nt.UID != t.UID && matchesTerm(t.Pod, term, nt.Pod) {
-					return ReasonAntiAffinity
-				}
+			if f.anyInDomain(t, term, n) {
+				return ReasonAntiAffinity
 			}
 		}
 	}
 	if a.PodAffinity != nil {
 		for _, term := range a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
-			found := false
-			for _, nt := range n.Tasks {
-				if f.present(nt) && nt.UID != t.UID && matchesTerm(t.Pod, term, nt.Pod) {
-					found = true
-					break
-				}
-			}
-			if !found && !f.firstOfItsKind(t, a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution) {
+			if !f.anyInDomain(t, term, n) && !f.firstOfItsKind(t, a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution) {
 				return ReasonPodAffinity
 			}
 		}
 	}
-	// Pods already on the node may refuse the newcomer.
-	for _, nt := range n.Tasks {
-		if !f.present(nt) || nt.Pod.Spec.Affinity == nil || nt.Pod.Spec.Affinity.PodAntiAffinity == nil {
-			continue
-		}
-		for _, term := range nt.Pod.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
-			if term.TopologyKey == corev1.LabelHostname && matchesTerm(nt.Pod, term, t.Pod) {
-				return ReasonAntiAffinity
-			}
+	// Pods already placed may refuse the newcomer: those on the node, and those on other nodes
+	// of a domain their anti-affinity spans.
+	if f.refusedBy(t, n, n) {
+		return ReasonAntiAffinity
+	}
+	for _, m := range f.wideAnti {
+		if m != n && f.refusedBy(t, m, n) {
+			return ReasonAntiAffinity
 		}
 	}
 	return ""
+}
+
+// anyInDomain reports whether a pod other than t in n's domain of the term's topology key matches
+// the term.
+func (f *Filter) anyInDomain(t *api.TaskInfo, term corev1.PodAffinityTerm, n *api.NodeInfo) bool {
+	for _, m := range f.domain(term.TopologyKey, n) {
+		for _, nt := range m.Tasks {
+			if f.present(nt) && nt.UID != t.UID && matchesTerm(t.Pod, term, nt.Pod) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// refusedBy reports whether a pod on node m has a required anti-affinity term that matches t
+// and whose topology domain holds node n.
+func (f *Filter) refusedBy(t *api.TaskInfo, m, n *api.NodeInfo) bool {
+	if m.AntiAffinityPods == 0 {
+		return false
+	}
+	for _, nt := range m.Tasks {
+		if !f.present(nt) || nt.UID == t.UID || !api.HasRequiredAntiAffinity(nt.Pod) {
+			continue
+		}
+		for _, term := range nt.Pod.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
+			if sameDomain(term.TopologyKey, m, n) && matchesTerm(nt.Pod, term, t.Pod) {
+				return true
+			}
+		}
+	}
+	return false
 }

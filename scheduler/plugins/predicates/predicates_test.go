@@ -88,18 +88,80 @@ func TestFilter(t *testing.T) {
 }
 
 func TestPreFilter(t *testing.T) {
-	zoneAnti := st.MakePod("ns", "p").Obj()
-	zoneAnti.Spec.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
-		LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "x"}}, TopologyKey: "topology.kubernetes.io/zone",
-	}}}}
 	f := NewFilter(all, nil)
-	err := f.PreFilter(api.NewTaskInfo(zoneAnti, "ns/p", nil))
-	want := `pod ns/p has a required pod (anti-)affinity on topology "topology.kubernetes.io/zone"; this scheduler honours only "kubernetes.io/hostname": use that topology key or a preferred term`
-	if err == nil || err.Error() != want {
+	zone := termOn(st.MakePod("ns", "p"), true, "app", "x", corev1.LabelTopologyZone).Obj()
+	if err := f.PreFilter(api.NewTaskInfo(zone, "ns/p", nil)); err != nil {
+		t.Errorf("PreFilter() error = %v for a zone topology", err)
+	}
+	noKey := termOn(st.MakePod("ns", "p"), true, "app", "x", "").Obj()
+	want := `pod ns/p has a required pod (anti-)affinity term without a topologyKey; set one, e.g. "kubernetes.io/hostname"`
+	if err := f.PreFilter(api.NewTaskInfo(noKey, "ns/p", nil)); err == nil || err.Error() != want {
 		t.Errorf("PreFilter() error = %v, want %q", err, want)
 	}
-	if err := f.PreFilter(api.NewTaskInfo(antiAffinity(st.MakePod("ns", "p"), "app", "x").Obj(), "ns/p", nil)); err != nil {
-		t.Errorf("PreFilter() error = %v for a hostname topology", err)
+}
+
+// termOn adds a required pod affinity (anti: anti-affinity) term for pods labelled key=value on
+// the topology key topo.
+func termOn(p *st.PodWrapper, anti bool, key, value, topo string) *st.PodWrapper {
+	if p.Spec.Affinity == nil {
+		p.Spec.Affinity = &corev1.Affinity{}
+	}
+	term := corev1.PodAffinityTerm{LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{key: value}}, TopologyKey: topo}
+	if anti {
+		p.Spec.Affinity.PodAntiAffinity = &corev1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{term}}
+	} else {
+		p.Spec.Affinity.PodAffinity = &corev1.PodAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{term}}
+	}
+	return p
+}
+
+func TestFilterTopology(t *testing.T) {
+	zoned := func(name, zone string) *corev1.Node {
+		n := st.MakeNode(name, "4", "8Gi")
+		if zone != "" {
+			n.Label(corev1.LabelTopologyZone, zone)
+		}
+		return n.Obj()
+	}
+	db := st.MakePod("ns", "db").Label("app", "db").Node("a1").Obj()
+	// The cluster: a1 and a2 in zone a, b1 in zone b, x1 in no zone.
+	cluster := func(onA1 ...*corev1.Pod) map[string]*api.NodeInfo {
+		return map[string]*api.NodeInfo{"a1": nodeWith(zoned("a1", "a"), onA1...), "a2": nodeWith(zoned("a2", "a")),
+			"b1": nodeWith(zoned("b1", "b")), "x1": nodeWith(zoned("x1", ""))}
+	}
+	zone := corev1.LabelTopologyZone
+	cases := map[string]struct {
+		pod   *corev1.Pod
+		onA1  []*corev1.Pod
+		nodes map[string]string
+	}{
+		"anti-affinity refuses the matching pod's whole zone": {
+			pod: termOn(st.MakePod("ns", "p"), true, "app", "db", zone).Obj(), onA1: []*corev1.Pod{db},
+			nodes: map[string]string{"a1": ReasonAntiAffinity, "a2": ReasonAntiAffinity, "b1": "", "x1": ""},
+		},
+		"affinity asks for a node in the matching pod's zone": {
+			pod: termOn(st.MakePod("ns", "p"), false, "app", "db", zone).Obj(), onA1: []*corev1.Pod{db},
+			nodes: map[string]string{"a1": "", "a2": "", "b1": ReasonPodAffinity, "x1": ReasonPodAffinity},
+		},
+		"a placed pod's zone anti-affinity refuses newcomers across its zone": {
+			pod:   st.MakePod("ns", "p").Label("app", "web").Obj(),
+			onA1:  []*corev1.Pod{termOn(st.MakePod("ns", "q"), true, "app", "web", zone).Node("a1").Obj()},
+			nodes: map[string]string{"a1": ReasonAntiAffinity, "a2": ReasonAntiAffinity, "b1": "", "x1": ""},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			nodes := cluster(tc.onA1...)
+			f := NewFilter(all, nodes)
+			task := api.NewTaskInfo(tc.pod, "ns/p", nil)
+			got := map[string]string{}
+			for name, n := range nodes {
+				got[name] = f.Filter(task, n)
+			}
+			if diff := cmp.Diff(tc.nodes, got); diff != "" {
+				t.Errorf("mismatch (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 
