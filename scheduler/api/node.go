@@ -143,6 +143,20 @@ func HasRequiredPodAffinity(pod *corev1.Pod) bool {
 		len(pod.Spec.Affinity.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0)
 }
 
+// HasSpreadConstraints reports whether a pod has a topology spread constraint that filters nodes
+// (whenUnsatisfiable: DoNotSchedule): whether it fits a node then depends on where other pods are.
+func HasSpreadConstraints(pod *corev1.Pod) bool {
+	if pod == nil {
+		return false
+	}
+	for _, c := range pod.Spec.TopologySpreadConstraints {
+		if c.WhenUnsatisfiable == corev1.DoNotSchedule {
+			return true
+		}
+	}
+	return false
+}
+
 // HasHostPorts reports whether a pod asks for host ports: whether it fits a node then depends on
 // the node's other pods, not only on its free resources.
 func HasHostPorts(pod *corev1.Pod) bool {

@@ -23,6 +23,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
 	"github.com/caldera-sh/caldera/scheduler/api"
@@ -79,6 +80,18 @@ func zonedGang(name string, n int, anti bool) []any {
 	for i := 0; i < n; i++ {
 		objs = append(objs, st.MakePod("ns", fmt.Sprintf("%s-%d", name, i)).Group(name).Label("app", name).Req("1", "").
 			RequiredTerm(anti, corev1.LabelTopologyZone, "app", name).Obj())
+	}
+	return objs
+}
+
+// spreadGang is a gang of n one-cpu pods labelled app=name, spread over zones with maxSkew 1.
+func spreadGang(name string, n int) []any {
+	objs := []any{st.MakePodGroup("ns", name, int32(n)).Phase(schedulingv1beta1.PodGroupInqueue).Obj()}
+	for i := 0; i < n; i++ {
+		p := st.MakePod("ns", fmt.Sprintf("%s-%d", name, i)).Group(name).Label("app", name).Req("1", "").Obj()
+		p.Spec.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: corev1.LabelTopologyZone,
+			WhenUnsatisfiable: corev1.DoNotSchedule, LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": name}}}}
+		objs = append(objs, p)
 	}
 	return objs
 }
@@ -277,6 +290,12 @@ func TestAllocate(t *testing.T) {
 			config: defaultConf,
 			objs:   objects(queues, zonedNodes(), zonedGang("together", 3, false)),
 			want: result{Binds: map[string]string{"ns/together-0": "a1", "ns/together-1": "a2", "ns/together-2": "a1"},
+				Nominations: map[string]string{}, Messages: map[api.JobID]string{}},
+		},
+		"a gang spread with maxSkew 1 over zones puts two pods in each": {
+			config: defaultConf,
+			objs:   objects(queues, zonedNodes(), spreadGang("even", 6)),
+			want: result{Binds: map[string]string{"ns/even-0": "a1", "ns/even-1": "b1", "ns/even-2": "c1", "ns/even-3": "a2", "ns/even-4": "b1", "ns/even-5": "c1"},
 				Nominations: map[string]string{}, Messages: map[api.JobID]string{}},
 		},
 		"a higher-priority job goes first": {

@@ -50,6 +50,9 @@ const (
 	NodePortsEnable = "predicate.NodePortsEnable"
 	// PodAffinityEnable switches the inter-pod affinity filter.
 	PodAffinityEnable = "predicate.PodAffinityEnable"
+	// PodTopologySpreadEnable switches the topology spread filter (whenUnsatisfiable:
+	// DoNotSchedule).
+	PodTopologySpreadEnable = "predicate.PodTopologySpreadEnable"
 )
 
 // Reasons, worded as kube-scheduler words them.
@@ -59,20 +62,22 @@ const (
 	ReasonNodePorts     = "node(s) didn't have free ports for the requested pod ports"
 	ReasonPodAffinity   = "node(s) didn't match pod affinity rules"
 	ReasonAntiAffinity  = "node(s) didn't match pod anti-affinity rules"
+	ReasonSpread        = "node(s) didn't match pod topology spread constraints"
+	ReasonSpreadLabel   = "node(s) didn't match pod topology spread constraints (missing required label)"
 )
 
 // acceptedKeys are the arguments known: those used, and Volcano's others, accepted for
 // compatibility.
 var acceptedKeys = []string{
-	NodeAffinityEnable, TaintTolerationEnable, NodePortsEnable, PodAffinityEnable,
+	NodeAffinityEnable, TaintTolerationEnable, NodePortsEnable, PodAffinityEnable, PodTopologySpreadEnable,
 	"predicate.CacheEnable", "predicate.NodeVolumeLimitsEnable", "predicate.VolumeZoneEnable",
-	"predicate.PodTopologySpreadEnable", "predicate.VolumeBindingEnable", "predicate.DynamicResourceAllocationEnable",
+	"predicate.VolumeBindingEnable", "predicate.DynamicResourceAllocationEnable",
 	"predicate.ProportionalEnable", "predicate.resources", "predicate.GPUSharingEnable", "predicate.GPUNumberEnable",
 }
 
 // Options switch the filters.
 type Options struct {
-	NodeAffinity, TaintToleration, NodePorts, PodAffinity bool
+	NodeAffinity, TaintToleration, NodePorts, PodAffinity, TopologySpread bool
 }
 
 type plugin struct{ opts Options }
@@ -87,7 +92,8 @@ func New(args conf.Arguments) (framework.Plugin, error) {
 	for _, b := range []struct {
 		key string
 		dst *bool
-	}{{NodeAffinityEnable, &opts.NodeAffinity}, {TaintTolerationEnable, &opts.TaintToleration}, {NodePortsEnable, &opts.NodePorts}, {PodAffinityEnable, &opts.PodAffinity}} {
+	}{{NodeAffinityEnable, &opts.NodeAffinity}, {TaintTolerationEnable, &opts.TaintToleration}, {NodePortsEnable, &opts.NodePorts}, {PodAffinityEnable, &opts.PodAffinity},
+		{PodTopologySpreadEnable, &opts.TopologySpread}} {
 		if *b.dst, err = args.Bool(b.key, true); err != nil {
 			return nil, err
 		}
@@ -103,6 +109,8 @@ func (p *plugin) OnSessionOpen(ssn *framework.Session) {
 	// These reasons depend on the pod's own labels, not only on what its predicate key covers.
 	ssn.MarkPodSpecificReason(ReasonAntiAffinity)
 	ssn.MarkPodSpecificReason(ReasonPodAffinity)
+	ssn.MarkPodSpecificReason(ReasonSpread)
+	ssn.MarkPodSpecificReason(ReasonSpreadLabel)
 	ssn.AddPrePredicateFn(Name, f.PreFilter)
 	ssn.AddPredicateFn(Name, f.Filter)
 	// A placement made or undone in the cycle may give a pod's affinity terms their first match;
@@ -110,11 +118,12 @@ func (p *plugin) OnSessionOpen(ssn *framework.Session) {
 	ssn.AddEventHandler(&framework.EventHandler{
 		AllocateFunc: func(e *framework.Event) {
 			f.ForgetAffinityMatches()
+			clear(f.spread)
 			if n, ok := ssn.Nodes[e.Task.NodeName]; ok && wideAntiAffinity(e.Task.Pod) {
 				f.wideAnti[n.Name] = n
 			}
 		},
-		DeallocateFunc: func(*framework.Event) { f.ForgetAffinityMatches() },
+		DeallocateFunc: func(*framework.Event) { f.ForgetAffinityMatches(); clear(f.spread) },
 	})
 }
 
@@ -141,6 +150,9 @@ type Filter struct {
 	// wideAnti holds the nodes with a pod whose required anti-affinity uses a topology key other
 	// than the hostname: such a pod refuses newcomers on other nodes of its domain.
 	wideAnti map[string]*api.NodeInfo
+	// spread holds, per task, the pod counts of its topology spread constraints, until a
+	// placement is made or undone.
+	spread map[api.TaskID][]spreadCounts
 }
 
 // wideAntiAffinity reports whether a pod has a required anti-affinity term on a topology key
@@ -214,7 +226,8 @@ func (f *Filter) ForgetAffinityMatches() { clear(f.anyAffinityMatch) }
 // NewFilter returns a filter over the given nodes.
 func NewFilter(opts Options, nodes map[string]*api.NodeInfo) *Filter {
 	f := &Filter{opts: opts, nodes: nodes, affinity: map[api.TaskID]nodeaffinity.RequiredNodeAffinity{},
-		anyAffinityMatch: map[api.TaskID]bool{}, domains: map[string]map[string][]*api.NodeInfo{}, wideAnti: map[string]*api.NodeInfo{}}
+		anyAffinityMatch: map[api.TaskID]bool{}, domains: map[string]map[string][]*api.NodeInfo{}, wideAnti: map[string]*api.NodeInfo{},
+		spread: map[api.TaskID][]spreadCounts{}}
 	for _, n := range nodes {
 		if n.AntiAffinityPods == 0 {
 			continue
@@ -290,6 +303,9 @@ func (f *Filter) Filter(t *api.TaskInfo, n *api.NodeInfo) string {
 		if reason := f.podAffinity(t, n); reason != "" {
 			return reason
 		}
+	}
+	if f.opts.TopologySpread && len(pod.Spec.TopologySpreadConstraints) > 0 {
+		return f.topologySpread(t, n)
 	}
 	return ""
 }

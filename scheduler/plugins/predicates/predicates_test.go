@@ -17,6 +17,7 @@ limitations under the License.
 package predicates
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -28,7 +29,7 @@ import (
 	st "github.com/caldera-sh/caldera/scheduler/internal/testing"
 )
 
-var all = Options{NodeAffinity: true, TaintToleration: true, NodePorts: true, PodAffinity: true}
+var all = Options{NodeAffinity: true, TaintToleration: true, NodePorts: true, PodAffinity: true, TopologySpread: true}
 
 func nodeWith(node *corev1.Node, pods ...*corev1.Pod) *api.NodeInfo {
 	n := api.NewNodeInfo(node.Name, node)
@@ -170,10 +171,59 @@ func TestArguments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(Options{NodeAffinity: false, TaintToleration: true, NodePorts: true, PodAffinity: true}, p.(*plugin).opts); diff != "" {
+	if diff := cmp.Diff(Options{NodeAffinity: false, TaintToleration: true, NodePorts: true, PodAffinity: true, TopologySpread: true}, p.(*plugin).opts); diff != "" {
 		t.Errorf("options mismatch (-want +got):\n%s", diff)
 	}
 	if _, err := New(conf.Arguments{"predicate.NodeAffinity": true}); err == nil {
 		t.Error("New() accepted an unknown argument")
+	}
+}
+
+func TestFilterSpread(t *testing.T) {
+	zone := corev1.LabelTopologyZone
+	node := func(name, z string, pods int) *api.NodeInfo {
+		w := st.MakeNode(name, "8", "8Gi")
+		if z != "" {
+			w.Label(zone, z)
+		}
+		var placed []*corev1.Pod
+		for i := 0; i < pods; i++ {
+			placed = append(placed, st.MakePod("ns", fmt.Sprintf("%s-%d", name, i)).Label("app", "web").Node(name).Obj())
+		}
+		return nodeWith(w.Obj(), placed...)
+	}
+	spread := func(maxSkew int32, minDomains *int32) *corev1.Pod {
+		p := st.MakePod("ns", "p").Label("app", "web").Obj()
+		p.Spec.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{{MaxSkew: maxSkew, TopologyKey: zone,
+			WhenUnsatisfiable: corev1.DoNotSchedule, MinDomains: minDomains, LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}}
+		return p
+	}
+	three := int32(3)
+	cases := map[string]struct {
+		pod  *corev1.Pod
+		want map[string]string
+	}{
+		// Zone a holds 2 matching pods, zone b 1: placing in a makes a skew of 2.
+		"maxSkew 1 sends the pod to the emptier zone": {pod: spread(1, nil),
+			want: map[string]string{"a1": ReasonSpread, "b1": "", "x1": ReasonSpreadLabel}},
+		"maxSkew 2 lets it go either way": {pod: spread(2, nil),
+			want: map[string]string{"a1": "", "b1": "", "x1": ReasonSpreadLabel}},
+		// Fewer zones than minDomains: the least-loaded count is taken as 0.
+		"minDomains counts missing domains as empty": {pod: spread(1, &three),
+			want: map[string]string{"a1": ReasonSpread, "b1": ReasonSpread, "x1": ReasonSpreadLabel}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			nodes := map[string]*api.NodeInfo{"a1": node("a1", "a", 2), "b1": node("b1", "b", 1), "x1": node("x1", "", 0)}
+			f := NewFilter(all, nodes)
+			task := api.NewTaskInfo(tc.pod, "ns/p", nil)
+			got := map[string]string{}
+			for name, n := range nodes {
+				got[name] = f.Filter(task, n)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("mismatch (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
