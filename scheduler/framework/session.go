@@ -156,7 +156,7 @@ func OpenSession(s *snapshot.Snapshot, cfg *Config, d Dispatcher, uid types.UID,
 		UID: uid, Now: now, Snapshot: s,
 		Jobs: s.Jobs, Nodes: s.Nodes, NodeList: s.NodeList, Queues: s.Queues,
 		TotalResource: s.TotalAllocatable.Clone(), SharedResource: s.TotalAllocatable.Clone(),
-		Config:        cfg, Log: log, dispatcher: d,
+		Config: cfg, Log: log, dispatcher: d,
 
 		jobOrderFns: map[string]JobOrderFn{}, queueOrderFns: map[string]QueueOrderFn{}, taskOrderFns: map[string]TaskOrderFn{},
 		jobValidFns: map[string]JobValidFn{}, jobReadyFns: map[string]JobCheckFn{}, jobPipelinedFns: map[string]JobVoteFn{},
