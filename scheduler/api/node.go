@@ -143,18 +143,19 @@ func HasRequiredPodAffinity(pod *corev1.Pod) bool {
 		len(pod.Spec.Affinity.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0)
 }
 
-// HasSpreadConstraints reports whether a pod has a topology spread constraint that filters nodes
-// (whenUnsatisfiable: DoNotSchedule): whether it fits a node then depends on where other pods are.
-func HasSpreadConstraints(pod *corev1.Pod) bool {
+// HasPlacementRules reports whether where a pod may or would rather go depends on other pods: it
+// has topology spread constraints or preferred inter-pod (anti-)affinity terms (required ones:
+// HasRequiredPodAffinity).
+func HasPlacementRules(pod *corev1.Pod) bool {
 	if pod == nil {
 		return false
 	}
-	for _, c := range pod.Spec.TopologySpreadConstraints {
-		if c.WhenUnsatisfiable == corev1.DoNotSchedule {
-			return true
-		}
+	if len(pod.Spec.TopologySpreadConstraints) > 0 {
+		return true
 	}
-	return false
+	a := pod.Spec.Affinity
+	return a != nil && (a.PodAffinity != nil && len(a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution) > 0 ||
+		a.PodAntiAffinity != nil && len(a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution) > 0)
 }
 
 // HasHostPorts reports whether a pod asks for host ports: whether it fits a node then depends on

@@ -177,9 +177,10 @@ func (ssn *Session) SelectNode(t *api.TaskInfo, search *NodeSearch) (*Placement,
 // shareable reports whether a task's filter results and scores depend only on its predicate
 // key and the nodes' free resources, so a node ranking may serve it: it has no inter-pod
 // affinity, asks for no host port (a port taken by a pod placed earlier in the cycle refuses
-// it), has no topology spread constraint that filters, and no pod on any node refuses neighbours.
+// it), has no topology spread constraint nor preferred inter-pod affinity, and no pod on any
+// node refuses neighbours.
 func (ssn *Session) shareable(t *api.TaskInfo) bool {
-	return !ssn.antiAffinity && !api.HasRequiredPodAffinity(t.Pod) && !api.HasHostPorts(t.Pod) && !api.HasSpreadConstraints(t.Pod)
+	return !ssn.antiAffinity && !api.HasRequiredPodAffinity(t.Pod) && !api.HasHostPorts(t.Pod) && !api.HasPlacementRules(t.Pod)
 }
 
 // PredicateNodes returns the nodes whose filters let the task on, whatever their free

@@ -16,8 +16,10 @@ limitations under the License.
 
 // Package nodeorder scores nodes for a task as kube-scheduler's scoring plugins do, each score
 // 0..100 times its weight: least requested (spread; weight 1), most requested (pack; 0),
-// balanced resource use (1), preferred node affinity (2) and PreferNoSchedule taints tolerated
-// (3). Volcano's other weight arguments are accepted and have no effect.
+// balanced resource use (1), preferred node affinity (2), preferred inter-pod affinity and
+// anti-affinity (2), topology spread constraints with whenUnsatisfiable: ScheduleAnyway (2) and
+// PreferNoSchedule taints tolerated (3). Volcano's other weight arguments are accepted and have
+// no effect.
 package nodeorder
 
 import (
@@ -38,25 +40,28 @@ const Name = "nodeorder"
 
 // Weight arguments, with Volcano's names.
 const (
-	LeastRequestedWeight   = "leastrequested.weight"
-	MostRequestedWeight    = "mostrequested.weight"
-	BalancedResourceWeight = "balancedresource.weight"
-	NodeAffinityWeight     = "nodeaffinity.weight"
-	TaintTolerationWeight  = "tainttoleration.weight"
+	LeastRequestedWeight    = "leastrequested.weight"
+	MostRequestedWeight     = "mostrequested.weight"
+	BalancedResourceWeight  = "balancedresource.weight"
+	NodeAffinityWeight      = "nodeaffinity.weight"
+	TaintTolerationWeight   = "tainttoleration.weight"
+	PodAffinityWeight       = "podaffinity.weight"
+	PodTopologySpreadWeight = "podtopologyspread.weight"
 )
 
 var acceptedKeys = []string{
 	LeastRequestedWeight, MostRequestedWeight, BalancedResourceWeight, NodeAffinityWeight, TaintTolerationWeight,
-	"podaffinity.weight", "imagelocality.weight", "podtopologyspread.weight", "selectorspread.weight", "volumebinding.weight",
+	PodAffinityWeight, PodTopologySpreadWeight, "imagelocality.weight", "selectorspread.weight", "volumebinding.weight",
 }
 
 // Weights are the scores' weights.
 type Weights struct {
-	LeastRequested, MostRequested, BalancedResource, NodeAffinity, TaintToleration int
+	LeastRequested, MostRequested, BalancedResource, NodeAffinity, TaintToleration, PodAffinity, PodTopologySpread int
 }
 
 // DefaultWeights are Volcano's defaults.
-var DefaultWeights = Weights{LeastRequested: 1, MostRequested: 0, BalancedResource: 1, NodeAffinity: 2, TaintToleration: 3}
+var DefaultWeights = Weights{LeastRequested: 1, MostRequested: 0, BalancedResource: 1, NodeAffinity: 2, TaintToleration: 3,
+	PodAffinity: 2, PodTopologySpread: 2}
 
 type plugin struct{ w Weights }
 
@@ -71,7 +76,8 @@ func New(args conf.Arguments) (framework.Plugin, error) {
 		key string
 		dst *int
 	}{{LeastRequestedWeight, &w.LeastRequested}, {MostRequestedWeight, &w.MostRequested}, {BalancedResourceWeight, &w.BalancedResource},
-		{NodeAffinityWeight, &w.NodeAffinity}, {TaintTolerationWeight, &w.TaintToleration}} {
+		{NodeAffinityWeight, &w.NodeAffinity}, {TaintTolerationWeight, &w.TaintToleration},
+		{PodAffinityWeight, &w.PodAffinity}, {PodTopologySpreadWeight, &w.PodTopologySpread}} {
 		if *f.dst, err = args.Int(f.key, *f.dst); err != nil {
 			return nil, err
 		}
@@ -83,14 +89,20 @@ func (p *plugin) Name() string { return Name }
 
 func (p *plugin) OnSessionOpen(ssn *framework.Session) {
 	s := NewScorer(p.w)
+	s.Placement = NewPlacementScorer(ssn.Nodes)
 	ssn.AddNodeOrderFn(Name, s.Score)
+	// A placement made or undone in the cycle changes where other pods are.
+	forget := func(*framework.Event) { s.Placement.Forget() }
+	ssn.AddEventHandler(&framework.EventHandler{AllocateFunc: forget, DeallocateFunc: forget})
 }
 
 func (p *plugin) OnSessionClose(*framework.Session) {}
 
 // Scorer scores nodes; it remembers per task what it parsed.
 type Scorer struct {
-	w         Weights
+	w Weights
+	// Placement scores by where other pods are; nil scores nothing.
+	Placement *PlacementScorer
 	preferred map[api.TaskID]*preferred
 	last      *api.TaskInfo
 	lastPref  *preferred
@@ -121,6 +133,10 @@ func (s *Scorer) Score(t *api.TaskInfo, n *api.NodeInfo) float64 {
 	}
 	if s.w.TaintToleration != 0 {
 		score += float64(s.w.TaintToleration) * TaintToleration(t.Pod, n.Node)
+	}
+	if s.Placement != nil && (s.w.PodAffinity != 0 || s.w.PodTopologySpread != 0) && api.HasPlacementRules(t.Pod) {
+		affinity, spread := s.Placement.Score(t, n)
+		score += float64(s.w.PodAffinity)*affinity + float64(s.w.PodTopologySpread)*spread
 	}
 	return score
 }

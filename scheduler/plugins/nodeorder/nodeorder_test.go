@@ -22,6 +22,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/caldera-sh/caldera/scheduler/api"
 	"github.com/caldera-sh/caldera/scheduler/conf"
@@ -86,7 +87,7 @@ func TestArguments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Weights{LeastRequested: 0, MostRequested: 2, BalancedResource: 1, NodeAffinity: 2, TaintToleration: 3}
+	want := Weights{LeastRequested: 0, MostRequested: 2, BalancedResource: 1, NodeAffinity: 2, TaintToleration: 3, PodAffinity: 2, PodTopologySpread: 2}
 	if diff := cmp.Diff(want, p.(*plugin).w); diff != "" {
 		t.Errorf("weights mismatch (-want +got):\n%s", diff)
 	}
@@ -95,5 +96,54 @@ func TestArguments(t *testing.T) {
 	}
 	if _, err := New(conf.Arguments{"leastrequest.weight": 1}); err == nil {
 		t.Error("New() accepted a misspelt argument")
+	}
+}
+
+func TestPlacementScore(t *testing.T) {
+	zone := corev1.LabelTopologyZone
+	node := func(name, z string, pods ...*corev1.Pod) *api.NodeInfo {
+		n := api.NewNodeInfo(name, st.MakeNode(name, "8", "8Gi").Label(zone, z).Obj())
+		for _, p := range pods {
+			req := api.PodRequests(p)
+			n.AddTask(&api.NodeTask{UID: p.UID, Job: "ns/other", Namespace: p.Namespace, Name: p.Name, Resreq: &req, Status: api.Running, Pod: p})
+		}
+		return n
+	}
+	web := func(name, on string) *corev1.Pod { return st.MakePod("ns", name).Label("app", "web").Node(on).Obj() }
+	nodes := map[string]*api.NodeInfo{"a1": node("a1", "a", web("w0", "a1"), web("w1", "a1")), "b1": node("b1", "b", web("w2", "b1")), "c1": node("c1", "c")}
+	term := corev1.PodAffinityTerm{LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}, TopologyKey: zone}
+
+	near := st.MakePod("ns", "near").Obj()
+	near.Spec.Affinity = &corev1.Affinity{PodAffinity: &corev1.PodAffinity{PreferredDuringSchedulingIgnoredDuringExecution: []corev1.WeightedPodAffinityTerm{{Weight: 10, PodAffinityTerm: term}}}}
+	apart := st.MakePod("ns", "apart").Obj()
+	apart.Spec.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{PreferredDuringSchedulingIgnoredDuringExecution: []corev1.WeightedPodAffinityTerm{{Weight: 10, PodAffinityTerm: term}}}}
+	even := st.MakePod("ns", "even").Label("app", "web").Obj()
+	even.Spec.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: zone, WhenUnsatisfiable: corev1.ScheduleAnyway,
+		LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}}
+
+	type scores struct{ Affinity, Spread map[string]float64 }
+	cases := map[string]struct {
+		pod  *corev1.Pod
+		want scores
+	}{
+		"preferred affinity favours the zones with a matching pod": {pod: near,
+			want: scores{Affinity: map[string]float64{"a1": 100, "b1": 100, "c1": 0}, Spread: map[string]float64{"a1": 0, "b1": 0, "c1": 0}}},
+		"preferred anti-affinity favours the zone without one": {pod: apart,
+			want: scores{Affinity: map[string]float64{"a1": 0, "b1": 0, "c1": 100}, Spread: map[string]float64{"a1": 0, "b1": 0, "c1": 0}}},
+		"ScheduleAnyway favours the least-loaded zone": {pod: even,
+			want: scores{Affinity: map[string]float64{"a1": 0, "b1": 0, "c1": 0}, Spread: map[string]float64{"a1": 0, "b1": 50, "c1": 100}}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			p := NewPlacementScorer(nodes)
+			task := api.NewTaskInfo(tc.pod, "ns/p", nil)
+			got := scores{Affinity: map[string]float64{}, Spread: map[string]float64{}}
+			for name, n := range nodes {
+				got.Affinity[name], got.Spread[name] = p.Score(task, n)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("mismatch (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

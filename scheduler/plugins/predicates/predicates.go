@@ -145,14 +145,14 @@ type Filter struct {
 	// OnceReleased, when set and true, asks about nodes as they will be once their releasing
 	// pods are gone: those pods hold no port and match no affinity term.
 	OnceReleased func() bool
-	// domains indexes the nodes by topology key and label value, built per key when first asked.
-	domains map[string]map[string][]*api.NodeInfo
+	// Topology indexes the nodes by topology domain.
+	*Topology
 	// wideAnti holds the nodes with a pod whose required anti-affinity uses a topology key other
 	// than the hostname: such a pod refuses newcomers on other nodes of its domain.
 	wideAnti map[string]*api.NodeInfo
 	// spread holds, per task, the pod counts of its topology spread constraints, until a
 	// placement is made or undone.
-	spread map[api.TaskID][]spreadCounts
+	spread map[api.TaskID][]SpreadCount
 }
 
 // wideAntiAffinity reports whether a pod has a required anti-affinity term on a topology key
@@ -167,35 +167,6 @@ func wideAntiAffinity(pod *corev1.Pod) bool {
 		}
 	}
 	return false
-}
-
-// domain returns the nodes in the same topology domain as n for key (n alone for the hostname),
-// or nil when n has no such label: it is then in no domain of that key.
-func (f *Filter) domain(key string, n *api.NodeInfo) []*api.NodeInfo {
-	if key == corev1.LabelHostname {
-		return []*api.NodeInfo{n}
-	}
-	if n.Node == nil {
-		return nil
-	}
-	value, ok := n.Node.Labels[key]
-	if !ok {
-		return nil
-	}
-	byValue, ok := f.domains[key]
-	if !ok {
-		byValue = map[string][]*api.NodeInfo{}
-		for _, m := range f.nodes {
-			if m.Node == nil {
-				continue
-			}
-			if v, ok := m.Node.Labels[key]; ok {
-				byValue[v] = append(byValue[v], m)
-			}
-		}
-		f.domains[key] = byValue
-	}
-	return byValue[value]
 }
 
 // sameDomain reports whether nodes a and b share a value of the topology key.
@@ -226,8 +197,8 @@ func (f *Filter) ForgetAffinityMatches() { clear(f.anyAffinityMatch) }
 // NewFilter returns a filter over the given nodes.
 func NewFilter(opts Options, nodes map[string]*api.NodeInfo) *Filter {
 	f := &Filter{opts: opts, nodes: nodes, affinity: map[api.TaskID]nodeaffinity.RequiredNodeAffinity{},
-		anyAffinityMatch: map[api.TaskID]bool{}, domains: map[string]map[string][]*api.NodeInfo{}, wideAnti: map[string]*api.NodeInfo{},
-		spread: map[api.TaskID][]spreadCounts{}}
+		anyAffinityMatch: map[api.TaskID]bool{}, Topology: NewTopology(nodes), wideAnti: map[string]*api.NodeInfo{},
+		spread: map[api.TaskID][]SpreadCount{}}
 	for _, n := range nodes {
 		if n.AntiAffinityPods == 0 {
 			continue
@@ -374,8 +345,8 @@ func selectorOf(term corev1.PodAffinityTerm) (labels.Selector, error) {
 	return metav1.LabelSelectorAsSelector(term.LabelSelector)
 }
 
-// matchesTerm reports whether pod other matches an affinity term of pod p.
-func matchesTerm(p *corev1.Pod, term corev1.PodAffinityTerm, other *corev1.Pod) bool {
+// MatchesTerm reports whether pod other matches an affinity term of pod p.
+func MatchesTerm(p *corev1.Pod, term corev1.PodAffinityTerm, other *corev1.Pod) bool {
 	namespaces := term.Namespaces
 	if len(namespaces) == 0 && term.NamespaceSelector == nil {
 		namespaces = []string{p.Namespace}
@@ -403,7 +374,7 @@ func matchesTerm(p *corev1.Pod, term corev1.PodAffinityTerm, other *corev1.Pod) 
 // them itself, so it is the first of its group (the others then follow it).
 func (f *Filter) firstOfItsKind(t *api.TaskInfo, terms []corev1.PodAffinityTerm) bool {
 	for _, term := range terms {
-		if !matchesTerm(t.Pod, term, t.Pod) {
+		if !MatchesTerm(t.Pod, term, t.Pod) {
 			return false
 		}
 	}
@@ -415,7 +386,7 @@ func (f *Filter) firstOfItsKind(t *api.TaskInfo, terms []corev1.PodAffinityTerm)
 					continue
 				}
 				for _, term := range terms {
-					if matchesTerm(t.Pod, term, nt.Pod) {
+					if MatchesTerm(t.Pod, term, nt.Pod) {
 						matched = true
 						break
 					}
@@ -470,14 +441,7 @@ func (f *Filter) podAffinity(t *api.TaskInfo, n *api.NodeInfo) string {
 // anyInDomain reports whether a pod other than t in n's domain of the term's topology key matches
 // the term.
 func (f *Filter) anyInDomain(t *api.TaskInfo, term corev1.PodAffinityTerm, n *api.NodeInfo) bool {
-	for _, m := range f.domain(term.TopologyKey, n) {
-		for _, nt := range m.Tasks {
-			if f.present(nt) && nt.UID != t.UID && matchesTerm(t.Pod, term, nt.Pod) {
-				return true
-			}
-		}
-	}
-	return false
+	return f.AnyMatch(t, term, n, f.present)
 }
 
 // refusedBy reports whether a pod on node m has a required anti-affinity term that matches t
@@ -491,7 +455,7 @@ func (f *Filter) refusedBy(t *api.TaskInfo, m, n *api.NodeInfo) bool {
 			continue
 		}
 		for _, term := range nt.Pod.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
-			if sameDomain(term.TopologyKey, m, n) && matchesTerm(nt.Pod, term, t.Pod) {
+			if sameDomain(term.TopologyKey, m, n) && MatchesTerm(nt.Pod, term, t.Pod) {
 				return true
 			}
 		}

@@ -30,17 +30,73 @@ import (
 	"github.com/caldera-sh/caldera/scheduler/api"
 )
 
-// spreadCounts is one DoNotSchedule topology spread constraint of a pod with the number of
-// matching pods in each of its domains.
-type spreadCounts struct {
-	key     string
-	maxSkew int32
-	// counts are the matching pods per value of key, over the domains with an eligible node.
-	counts map[string]int32
-	// min is the smallest count, or 0 while fewer domains than minDomains exist.
-	min int32
-	// self is 1 when the pod matches its own selector (it counts once placed), else 0.
-	self int32
+// Topology indexes nodes by topology domain, for the filters and scores that count pods by
+// domain.
+type Topology struct {
+	nodes map[string]*api.NodeInfo
+	// domains indexes the nodes by topology key and label value, built per key when first asked.
+	domains map[string]map[string][]*api.NodeInfo
+}
+
+// NewTopology returns the index of nodes; it assumes node labels do not change while it is used.
+func NewTopology(nodes map[string]*api.NodeInfo) *Topology {
+	return &Topology{nodes: nodes, domains: map[string]map[string][]*api.NodeInfo{}}
+}
+
+// Domain returns the nodes in the same topology domain as n for key (n alone for the hostname),
+// or nil when n has no such label: it is then in no domain of that key.
+func (tp *Topology) Domain(key string, n *api.NodeInfo) []*api.NodeInfo {
+	if key == corev1.LabelHostname {
+		return []*api.NodeInfo{n}
+	}
+	if n.Node == nil {
+		return nil
+	}
+	value, ok := n.Node.Labels[key]
+	if !ok {
+		return nil
+	}
+	byValue, ok := tp.domains[key]
+	if !ok {
+		byValue = map[string][]*api.NodeInfo{}
+		for _, m := range tp.nodes {
+			if m.Node == nil {
+				continue
+			}
+			if v, ok := m.Node.Labels[key]; ok {
+				byValue[v] = append(byValue[v], m)
+			}
+		}
+		tp.domains[key] = byValue
+	}
+	return byValue[value]
+}
+
+// AnyMatch reports whether a pod other than t that counts (present) in n's domain of the term's
+// topology key matches the term.
+func (tp *Topology) AnyMatch(t *api.TaskInfo, term corev1.PodAffinityTerm, n *api.NodeInfo, present func(*api.NodeTask) bool) bool {
+	for _, m := range tp.Domain(term.TopologyKey, n) {
+		for _, nt := range m.Tasks {
+			if present(nt) && nt.UID != t.UID && MatchesTerm(t.Pod, term, nt.Pod) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// SpreadCount is one topology spread constraint of a pod with the number of matching pods in
+// each of its domains.
+type SpreadCount struct {
+	Key     string
+	MaxSkew int32
+	// Counts are the matching pods per value of Key, over the domains with an eligible node.
+	Counts map[string]int32
+	// Min is the smallest count, or 0 while fewer domains than minDomains exist; Max the
+	// largest.
+	Min, Max int32
+	// Self is 1 when the pod matches its own selector (it counts once placed), else 0.
+	Self int32
 }
 
 // topologySpread checks the pod's DoNotSchedule topology spread constraints on n as
@@ -50,40 +106,40 @@ type spreadCounts struct {
 func (f *Filter) topologySpread(t *api.TaskInfo, n *api.NodeInfo) string {
 	constraints, ok := f.spread[t.UID]
 	if !ok {
-		constraints = f.spreadCounts(t.Pod)
+		constraints = f.SpreadCounts(t.Pod, corev1.DoNotSchedule)
 		f.spread[t.UID] = constraints
 	}
 	for _, c := range constraints {
 		if n.Node == nil {
 			return ReasonSpreadLabel
 		}
-		value, ok := n.Node.Labels[c.key]
+		value, ok := n.Node.Labels[c.Key]
 		if !ok {
 			return ReasonSpreadLabel
 		}
-		if c.counts[value]+c.self-c.min > c.maxSkew {
+		if c.Counts[value]+c.Self-c.Min > c.MaxSkew {
 			return ReasonSpread
 		}
 	}
 	return ""
 }
 
-// spreadCounts counts, for each DoNotSchedule constraint of pod, the matching pods of its
-// namespace per domain, on the nodes the constraint's node policies make eligible. Pods on their
-// way out do not count, as in kube-scheduler.
-func (f *Filter) spreadCounts(pod *corev1.Pod) []spreadCounts {
-	var out []spreadCounts
+// SpreadCounts counts, for each constraint of pod with the given whenUnsatisfiable, the matching
+// pods of its namespace per domain, on the nodes the constraint's node policies make eligible.
+// Pods on their way out do not count, as in kube-scheduler.
+func (tp *Topology) SpreadCounts(pod *corev1.Pod, when corev1.UnsatisfiableConstraintAction) []SpreadCount {
+	var out []SpreadCount
 	required := nodeaffinity.GetRequiredNodeAffinity(pod)
 	for _, tsc := range pod.Spec.TopologySpreadConstraints {
-		if tsc.WhenUnsatisfiable != corev1.DoNotSchedule {
+		if tsc.WhenUnsatisfiable != when {
 			continue
 		}
 		sel := spreadSelector(pod, tsc)
-		c := spreadCounts{key: tsc.TopologyKey, maxSkew: tsc.MaxSkew, counts: map[string]int32{}}
+		c := SpreadCount{Key: tsc.TopologyKey, MaxSkew: tsc.MaxSkew, Counts: map[string]int32{}}
 		if sel.Matches(labels.Set(pod.Labels)) {
-			c.self = 1
+			c.Self = 1
 		}
-		for _, n := range f.nodes {
+		for _, n := range tp.nodes {
 			if n.Node == nil || !eligibleForSpread(pod, tsc, required, n.Node) {
 				continue
 			}
@@ -91,7 +147,7 @@ func (f *Filter) spreadCounts(pod *corev1.Pod) []spreadCounts {
 			if !ok {
 				continue
 			}
-			count := c.counts[value]
+			count := c.Counts[value]
 			for _, nt := range n.Tasks {
 				if nt.Pod == nil || nt.Status == api.Releasing || nt.Pod.DeletionTimestamp != nil || nt.UID == pod.UID ||
 					nt.Pod.Namespace != pod.Namespace || !sel.Matches(labels.Set(nt.Pod.Labels)) {
@@ -99,14 +155,14 @@ func (f *Filter) spreadCounts(pod *corev1.Pod) []spreadCounts {
 				}
 				count++
 			}
-			c.counts[value] = count
+			c.Counts[value] = count
 		}
-		c.min = math.MaxInt32
-		for _, v := range c.counts {
-			c.min = min(c.min, v)
+		c.Min = math.MaxInt32
+		for _, v := range c.Counts {
+			c.Min, c.Max = min(c.Min, v), max(c.Max, v)
 		}
-		if len(c.counts) == 0 || (tsc.MinDomains != nil && int32(len(c.counts)) < *tsc.MinDomains) {
-			c.min = 0
+		if len(c.Counts) == 0 || (tsc.MinDomains != nil && int32(len(c.Counts)) < *tsc.MinDomains) {
+			c.Min = 0
 		}
 		out = append(out, c)
 	}
