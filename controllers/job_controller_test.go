@@ -376,6 +376,40 @@ var _ = Describe("Job controller", Label("controller:job"), func() {
 		Expect(jobPods(ctx, Default, job)).To(BeEmpty())
 	})
 
+	It("updates the svc plugin's hosts when a job is scaled down, while the removed pod is still terminating", func(ctx SpecContext) {
+		job := wrappers.MakeJob("scaled", ns).Scheduler(testScheduler).Plugin("svc").Task("worker", 2).Obj()
+		Expect(fw.Client.Create(ctx, job)).To(Succeed())
+		job = expectPhase(ctx, job, batchv1alpha1.Running, framework.LongTimeout)
+		// A finalizer keeps the removed pod terminating, so its deletion stays unobserved.
+		held := &corev1.Pod{}
+		Expect(fw.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: "scaled-worker-1"}, held)).To(Succeed())
+		patch := client.MergeFrom(held.DeepCopy())
+		held.Finalizers = append(held.Finalizers, "caldera.sh/test-hold")
+		Expect(fw.Client.Patch(ctx, held, patch)).To(Succeed())
+		DeferCleanup(func(ctx SpecContext) {
+			cur := &corev1.Pod{}
+			if err := fw.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: "scaled-worker-1"}, cur); err == nil {
+				patch := client.MergeFrom(cur.DeepCopy())
+				cur.Finalizers = nil
+				Expect(fw.Client.Patch(ctx, cur, patch)).To(Succeed())
+			}
+		})
+
+		Eventually(func(g Gomega) {
+			cur := getJob(ctx, g, job)
+			cur.Spec.MinAvailable = 1
+			cur.Spec.Tasks[0].Replicas = 1
+			g.Expect(fw.Client.Update(ctx, cur)).To(Succeed())
+		}, framework.Timeout, framework.Interval).Should(Succeed())
+		Eventually(func(g Gomega) {
+			cm := &corev1.ConfigMap{}
+			g.Expect(fw.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: "scaled-svc"}, cm)).To(Succeed())
+			g.Expect(cm.Data).To(HaveKeyWithValue("worker.host", "scaled-worker-0.scaled"))
+		}, framework.Timeout, framework.Interval).Should(Succeed())
+		Expect(fw.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: "scaled-worker-1"}, held)).To(Succeed())
+		Expect(held.DeletionTimestamp).NotTo(BeNil())
+	})
+
 	It("deletes an aborted job once its TTL has passed", func(ctx SpecContext) {
 		job := wrappers.MakeJob("ttl", ns).Scheduler(testScheduler).TTL(1).Task("worker", 1).Obj()
 		Expect(fw.Client.Create(ctx, job)).To(Succeed())

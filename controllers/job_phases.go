@@ -122,6 +122,12 @@ func (rc *jobRun) run(ctx context.Context) (ctrl.Result, error) {
 	}
 	if !rc.r.expectations.Satisfied(rc.key) {
 		// Pods we created or deleted have not all reached the cache; their events bring us back.
+		// The plugins' objects follow the spec alone, so a scaled job's hosts are current at once.
+		if phase := rc.job.Status.State.Phase; phase == batchv1alpha1.Pending || phase == batchv1alpha1.Running {
+			if err := rc.ensurePluginObjects(ctx); err != nil {
+				return ctrl.Result{}, err
+			}
+		}
 		return ctrl.Result{RequeueAfter: 5 * cacheCatchUp}, nil
 	}
 	reqs, err := rc.requests(ctx)
