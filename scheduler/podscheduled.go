@@ -166,7 +166,8 @@ func (s *Scheduler) podConditions(ssn *framework.Session, j *api.JobInfo) {
 		view := committedView(ssn, j)
 		decided = podScheduledDecisions(view, ssn.PeekDiagnosis(j.UID), queueHeld(ssn, view))
 	}
-	s.statuses.wantPodConditions(j, decided, ssn.Now)
+	// Lone pods get their FailedScheduling event from lonePodStatus, in the gang's words.
+	s.statuses.wantPodConditions(j, decided, ssn.Now, !j.PodOnly)
 }
 
 // podWrite is a PodScheduled condition to write on a pod, over the resourceVersion it was decided
@@ -177,13 +178,17 @@ type podWrite struct {
 	resourceVersion string
 	cond            corev1.PodCondition
 	wanted          time.Time
+	// event, when set, is the pod a FailedScheduling event goes to once an Unschedulable
+	// condition is written, as kube-scheduler records one with the condition.
+	event *corev1.Pod
 }
 
 // wantPodConditions hands over the PodScheduled conditions decided for a job's pods. It remembers,
 // per pod, the condition last handed over, so a condition is written once per change; a pod that
 // already carries it is not written. The memory of the job's pods that are gone or no longer
-// pending is dropped.
-func (w *statusWriter) wantPodConditions(j *api.JobInfo, decided map[api.TaskID]podScheduled, now time.Time) {
+// pending is dropped. With events, each Unschedulable condition written is also a FailedScheduling
+// event on the pod.
+func (w *statusWriter) wantPodConditions(j *api.JobInfo, decided map[api.TaskID]podScheduled, now time.Time, events bool) {
 	var add []statusKey
 	w.mu.Lock()
 	mem := w.podMemory[j.UID]
@@ -209,8 +214,12 @@ func (w *statusWriter) wantPodConditions(j *api.JobInfo, decided map[api.TaskID]
 			continue
 		}
 		k := statusKey{pod: true, namespace: t.Namespace, name: t.Name}
-		w.pods[k] = podWrite{job: j.UID, uid: uid, resourceVersion: t.Pod.ResourceVersion,
+		write := podWrite{job: j.UID, uid: uid, resourceVersion: t.Pod.ResourceVersion,
 			cond: podScheduledCondition(t.Pod, c, now), wanted: now}
+		if events && write.cond.Status == corev1.ConditionFalse {
+			write.event = t.Pod
+		}
+		w.pods[k] = write
 		add = append(add, k)
 	}
 	if len(mem) == 0 {
@@ -247,6 +256,9 @@ func (w *statusWriter) writePod(ctx context.Context, k statusKey) error {
 	_, err = w.s.kube.CoreV1().Pods(k.namespace).Patch(ctx, k.name, types.StrategicMergePatchType, body, metav1.PatchOptions{}, "status")
 	switch {
 	case err == nil:
+		if want.event != nil {
+			w.s.recorder.Eventf(want.event, nil, corev1.EventTypeWarning, "FailedScheduling", "Scheduling", "%s", want.cond.Message)
+		}
 		return nil
 	case apierrors.IsNotFound(err) || apierrors.IsConflict(err):
 		w.mu.Lock()

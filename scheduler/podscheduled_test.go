@@ -193,7 +193,7 @@ func TestWantPodConditionsWritesOncePerChange(t *testing.T) {
 	var last podWrite
 	writes := 0
 	for _, st := range steps {
-		w.wantPodConditions(j, st.decided, now)
+		w.wantPodConditions(j, st.decided, now, true)
 		// Take what was handed over, as a worker would.
 		for w.queue.Len() > 0 {
 			k, _ := w.queue.Get()
@@ -212,11 +212,11 @@ func TestWantPodConditionsWritesOncePerChange(t *testing.T) {
 
 	j.Tasks["u0"].Status = api.Binding
 	delete(j.Tasks, "u1")
-	w.wantPodConditions(j, nil, now)
+	w.wantPodConditions(j, nil, now, true)
 	if len(w.podMemory) != 0 {
 		t.Errorf("memory kept for pods bound or gone: %v", w.podMemory)
 	}
-	w.wantPodConditions(testJob(schedulingv1beta1.PodGroupInqueue, api.Pending), map[api.TaskID]podScheduled{"u0": unfit}, now)
+	w.wantPodConditions(testJob(schedulingv1beta1.PodGroupInqueue, api.Pending), map[api.TaskID]podScheduled{"u0": unfit}, now, true)
 	w.forgetJobPods("ns/pg")
 	if len(w.podMemory) != 0 {
 		t.Errorf("memory kept for a job gone: %v", w.podMemory)

@@ -98,6 +98,8 @@ var _ = Describe("Topology", func() {
 		}, framework.Timeout, framework.Interval).Should(ContainSubstring("4 node(s) didn't match pod anti-affinity rules"))
 		Eventually(podScheduled(ns, "four-3"), framework.Timeout, framework.Interval).Should(
 			And(HavePrefix("False/Unschedulable: "), ContainSubstring("didn't match pod anti-affinity rules")))
+		Eventually(eventsAbout(ns, "four-3"), framework.Timeout, framework.Interval).Should(ContainElement(
+			And(HavePrefix("FailedScheduling: "), ContainSubstring("didn't match pod anti-affinity rules"))))
 		Eventually(eventsAbout(ns, "four"), framework.Timeout, framework.Interval).Should(ContainElement(
 			And(HavePrefix("Unschedulable: 4 of 4 pods wait: "), ContainSubstring("didn't match pod anti-affinity rules"))))
 		Consistently(boundCount(ns, "four"), framework.ConsistentlyDuration, framework.Interval).Should(Equal(0))
