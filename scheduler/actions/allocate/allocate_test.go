@@ -18,6 +18,7 @@ package allocate_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -339,4 +340,68 @@ func bindsOn(node string, count map[string]int) map[string]string {
 		}
 	}
 	return out
+}
+
+// TestUnschedulableCauses drives the causes a pod can fail to be placed for and checks the words
+// its PodGroup carries (the pod's PodScheduled condition and FailedScheduling event carry the
+// node tally of the same diagnosis).
+func TestUnschedulableCauses(t *testing.T) {
+	queues := []any{st.MakeQueue("default", 1).Obj()}
+	node := func() *st.NodeWrapper { return st.MakeNode("n1", "4", "8Gi").Label(corev1.LabelTopologyZone, "a") }
+	pod := func() *st.PodWrapper { return st.MakePod("ns", "p").Group("pg").Label("app", "p").Req("1", "") }
+	group := st.MakePodGroup("ns", "pg", 1).Phase(schedulingv1beta1.PodGroupInqueue).Obj()
+	spread := pod().Obj()
+	spread.Spec.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: "rack", WhenUnsatisfiable: corev1.DoNotSchedule,
+		LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "p"}}}}
+	skewed := pod().Obj()
+	skewed.Spec.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: corev1.LabelTopologyZone, WhenUnsatisfiable: corev1.DoNotSchedule,
+		LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "p"}}}}
+	badSelector := pod().RequiredTerm(true, corev1.LabelHostname, "app", "x").Obj()
+	badSelector.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution[0].LabelSelector.MatchExpressions = []metav1.LabelSelectorRequirement{{Key: "app", Operator: "Near"}}
+	noKey := pod().RequiredTerm(true, "", "app", "x").Obj()
+	other := func(name string) *st.PodWrapper { return st.MakePod("ns", name).Group("other").Node("n1") }
+	otherGroup := st.MakePodGroup("ns", "other", 1).Phase(schedulingv1beta1.PodGroupRunning).Obj()
+	cases := map[string]struct {
+		objs []any
+		want string
+	}{
+		"cpu":               {objs: objects(node().Obj(), group, pod().Req("8", "").Obj()), want: "0/1 nodes are available: 1 Insufficient cpu."},
+		"memory":            {objs: objects(node().Obj(), group, pod().Req("1", "16Gi").Obj()), want: "0/1 nodes are available: 1 Insufficient memory."},
+		"extended resource": {objs: objects(node().Obj(), group, pod().Res("nvidia.com/gpu", "1").Obj()), want: "Insufficient nvidia.com/gpu"},
+		"pod count": {objs: objects(node().Res(corev1.ResourcePods, "1").Obj(), group, pod().Obj(), otherGroup, other("o").Req("1", "").Obj()),
+			want: "0/1 nodes are available: 1 Too many pods."},
+		"node selector": {objs: objects(node().Obj(), group, pod().NodeSelector("disk", "ssd").Obj()), want: "1 node(s) didn't match Pod's node affinity/selector."},
+		"node affinity": {objs: objects(node().Obj(), group, pod().RequiredNodeAffinity(corev1.LabelTopologyZone, "b").Obj()), want: "1 node(s) didn't match Pod's node affinity/selector."},
+		"taint":         {objs: objects(node().Taint("gpu", "yes", corev1.TaintEffectNoSchedule).Obj(), group, pod().Obj()), want: "1 node(s) had untolerated taint {gpu: yes}."},
+		"cordoned":      {objs: objects(node().Unschedulable().Obj(), group, pod().Obj()), want: "1 node(s) were unschedulable."},
+		"not ready": {objs: objects(node().NotReady().Obj(), st.MakeNode("n2", "4", "8Gi").Taint("x", "y", corev1.TaintEffectNoSchedule).Obj(), group, pod().Obj()),
+			want: "0/2 nodes are available: 1 node(s) had untolerated taint {x: y}, 1 node(s) were not ready."},
+		"host port": {objs: objects(node().Obj(), group, pod().HostPort(8080).Obj(), otherGroup, other("o").HostPort(8080).Obj()),
+			want: "1 node(s) didn't have free ports for the requested pod ports."},
+		"anti-affinity": {objs: objects(node().Obj(), group, pod().RequiredTerm(true, corev1.LabelTopologyZone, "app", "db").Obj(), otherGroup, other("o").Label("app", "db").Obj()),
+			want: "1 node(s) didn't match pod anti-affinity rules."},
+		"existing pod's anti-affinity": {objs: objects(node().Obj(), group, pod().Obj(), otherGroup, other("o").RequiredTerm(true, corev1.LabelTopologyZone, "app", "p").Obj()),
+			want: "1 node(s) didn't match pod anti-affinity rules."},
+		"affinity": {objs: objects(node().Obj(), st.MakeNode("n2", "4", "8Gi").Label(corev1.LabelTopologyZone, "b").Obj(), group,
+			pod().RequiredTerm(false, corev1.LabelTopologyZone, "app", "db").Obj(), otherGroup, other("o").Label("app", "db").Node("n2").Obj(),
+			st.MakePod("ns", "filler").Group("other").Req("4", "").Node("n2").Obj()),
+			want: "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) didn't match pod affinity rules."},
+		"spread: missing label": {objs: objects(node().Obj(), group, spread), want: "1 node(s) didn't match pod topology spread constraints (missing required label)."},
+		"spread: skew": {objs: objects(node().Obj(), st.MakeNode("n2", "1", "8Gi").Label(corev1.LabelTopologyZone, "b").Obj(), group, skewed,
+			otherGroup, other("o").Label("app", "p").Node("n2").Req("1", "").Obj(), other("o2").Label("app", "p").Obj(), other("o3").Label("app", "p").Obj()),
+			want: "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) didn't match pod topology spread constraints."},
+		"invalid affinity selector":         {objs: objects(node().Obj(), group, badSelector), want: "has an invalid pod (anti-)affinity label selector"},
+		"affinity term without topologyKey": {objs: objects(node().Obj(), group, noKey), want: "has a required pod (anti-)affinity term without a topologyKey"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := run(t, defaultConf, objects(queues, tc.objs))
+			if msg := got.Messages["ns/pg"]; !strings.Contains(msg, tc.want) {
+				t.Errorf("message %q does not contain %q", msg, tc.want)
+			}
+			if len(got.Binds) != 0 {
+				t.Errorf("binds %v, want none", got.Binds)
+			}
+		})
+	}
 }
