@@ -607,6 +607,7 @@ func pluginObjects(job *batchv1alpha1.Job) []client.Object {
 	return []client.Object{
 		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: job.Namespace, Name: naming.SvcConfigMapName(job.Name)}},
 		&corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: job.Namespace, Name: naming.ServiceName(job.Name)}},
+		&corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: job.Namespace, Name: naming.RayHeadServiceName(job.Name)}},
 		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: job.Namespace, Name: naming.SSHSecretName(job.Name)}},
 		networkPolicy(job.Namespace, naming.NetworkPolicyName(job.Name)),
 	}

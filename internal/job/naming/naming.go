@@ -149,6 +149,9 @@ func ServiceName(jobName string) string {
 	return jobName
 }
 
+// RayHeadServiceName is the name of the Service the ray plugin puts in front of a job's Ray head.
+func RayHeadServiceName(jobName string) string { return jobName + "-head-svc" }
+
 // NetworkPolicyName is the name of the svc plugin's NetworkPolicy: <job>.
 func NetworkPolicyName(jobName string) string {
 	return jobName

@@ -15,7 +15,7 @@ limitations under the License.
 */
 
 // Package plugins holds the job plugins named in a Job's spec.plugins: env, svc, ssh,
-// tensorflow, pytorch and mpi. A plugin changes each pod before it is created (OnPodCreate) and
+// tensorflow, pytorch, mpi and ray. A plugin changes each pod before it is created (OnPodCreate) and
 // says which objects the job needs beside its pods (Objects): a ConfigMap of host lists, a
 // headless Service, a NetworkPolicy, a Secret of ssh keys.
 //
@@ -141,6 +141,7 @@ var builders = map[string]builder{
 	TensorflowPluginName: newTensorflow,
 	PytorchPluginName:    newPytorch,
 	MPIPluginName:        newMPI,
+	RayPluginName:        newRay,
 }
 
 // Known returns the names of the known plugins, sorted.
@@ -150,7 +151,7 @@ func Known() []string {
 
 // EffectivePlugins returns the plugins that run for a job: those of spec.plugins with their
 // arguments, plus the plugins they imply with no arguments (svc for tensorflow, pytorch and
-// mpi; ssh for mpi) when the spec does not name them (jobspec.WithImpliedPlugins, the rule
+// mpi and ray; ssh for mpi) when the spec does not name them (jobspec.WithImpliedPlugins, the rule
 // the lifecycle's EffectiveSpec uses too). The spec itself is never changed.
 func EffectivePlugins(spec map[string][]string) map[string][]string {
 	return jobspec.WithImpliedPlugins(spec)

@@ -37,11 +37,13 @@ const (
 	tensorflowPlugin = "tensorflow"
 	pytorchPlugin    = "pytorch"
 	mpiPlugin        = "mpi"
+	rayPlugin        = "ray"
 )
 
 // implied lists, per plugin, the plugins it brings with it when the job does not name them, as
-// Volcano's webhook adds them: svc for tensorflow, pytorch and mpi; ssh for mpi.
+// Volcano's webhook adds them: svc for tensorflow, pytorch, mpi and ray; ssh for mpi.
 var implied = map[string][]string{
+	rayPlugin:        {svcPlugin},
 	tensorflowPlugin: {svcPlugin},
 	pytorchPlugin:    {svcPlugin},
 	mpiPlugin:        {svcPlugin, sshPlugin},
