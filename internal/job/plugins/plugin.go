@@ -15,7 +15,7 @@ limitations under the License.
 */
 
 // Package plugins holds the job plugins named in a Job's spec.plugins: env, svc, ssh,
-// tensorflow, pytorch, mpi and ray. A plugin changes each pod before it is created (OnPodCreate) and
+// tensorflow, pytorch, mpi, ray and hcclrank. A plugin changes each pod before it is created (OnPodCreate) and
 // says which objects the job needs beside its pods (Objects): a ConfigMap of host lists, a
 // headless Service, a NetworkPolicy, a Secret of ssh keys.
 //
@@ -142,6 +142,7 @@ var builders = map[string]builder{
 	PytorchPluginName:    newPytorch,
 	MPIPluginName:        newMPI,
 	RayPluginName:        newRay,
+	HCCLRankPluginName:   newHCCLRank,
 }
 
 // Known returns the names of the known plugins, sorted.

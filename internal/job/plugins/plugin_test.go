@@ -154,8 +154,8 @@ func TestNewErrors(t *testing.T) {
 	}{
 		{
 			name:   "unknown plugin",
-			plugin: "hcclrank",
-			want:   &Error{Plugin: "hcclrank", Message: "unknown plugin; the known plugins are env, mpi, pytorch, ray, ssh, svc, tensorflow: remove it or correct its name"},
+			plugin: "horovod",
+			want:   &Error{Plugin: "horovod", Message: "unknown plugin; the known plugins are env, hcclrank, mpi, pytorch, ray, ssh, svc, tensorflow: remove it or correct its name"},
 		},
 		{
 			name:   "svc bad bool",
@@ -319,8 +319,8 @@ func TestForJob(t *testing.T) {
 		{name: "sorted with implied", plugins: map[string][]string{"mpi": nil, "env": nil}, wantNames: []string{"env", "mpi", "ssh", "svc"}},
 		{
 			name:    "errors of all plugins",
-			plugins: map[string][]string{"hcclrank": nil, "svc": {"--disable-network-policy=maybe"}, "env": nil},
-			wantErr: "spec.plugins.hcclrank: unknown plugin; the known plugins are env, mpi, pytorch, ray, ssh, svc, tensorflow: remove it or correct its name\n" +
+			plugins: map[string][]string{"horovod": nil, "svc": {"--disable-network-policy=maybe"}, "env": nil},
+			wantErr: "spec.plugins.horovod: unknown plugin; the known plugins are env, hcclrank, mpi, pytorch, ray, ssh, svc, tensorflow: remove it or correct its name\n" +
 				`spec.plugins.svc: argument "--disable-network-policy=maybe": invalid boolean value "maybe" for -disable-network-policy: parse error; the plugin's arguments are --disable-network-policy, --inject-hosts-env, --publish-not-ready-addresses`,
 		},
 	}
