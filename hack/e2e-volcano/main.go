@@ -104,6 +104,10 @@ func run() int {
 		}
 		o.suites = append(o.suites, s)
 	}
+	if _, err := regexp.Compile(o.focus); err != nil {
+		fmt.Fprintf(os.Stderr, "e2e-volcano: -focus: %v\n", err)
+		return 2
+	}
 	if o.part != "all" && o.part != "ci" {
 		fmt.Fprintf(os.Stderr, "e2e-volcano: -part %q: use all or ci\n", o.part)
 		return 2
@@ -113,6 +117,11 @@ func run() int {
 
 	here := filepath.Join(framework.RepoRoot(), "hack", "e2e-volcano")
 	skips, err := readList(filepath.Join(here, "skip.txt"), true)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e-volcano:", err)
+		return 2
+	}
+	last, err := readList(filepath.Join(here, "last.txt"), true)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2e-volcano:", err)
 		return 2
@@ -152,6 +161,7 @@ func run() int {
 	logger := zap.New(zap.WriteTo(clientLog))
 	ctrllog.SetLogger(logger)
 	klog.SetLogger(logger)
+	e.last = last
 	code := e.run(ctx, skips, focus)
 	if err := e.teardown(); err != nil {
 		say("teardown: %v", err)
@@ -193,6 +203,8 @@ type env struct {
 	bin     string
 
 	managerBinary string
+	// last are the specs of last.txt: each suite runs them after its other specs.
+	last []listEntry
 	fw            *framework.Framework
 	manager       *framework.Process
 	stopSync      context.CancelFunc
@@ -256,7 +268,20 @@ func (e *env) runOnFreshCluster(ctx context.Context, suite string, skips, focus 
 	if err != nil {
 		return suiteResult{suite: suite, err: err}
 	}
-	r, _ := e.runSuite(ctx, suite, dir, kubeconfig, skips, focus)
+	// The specs of last.txt leave objects behind that change the specs after them; they run in
+	// a second pass, after the others, on the same control plane.
+	var last []listEntry
+	userFocus := regexp.MustCompile(e.opts.focus)
+	for _, l := range forSuite(e.last, suite) {
+		if !listed(skips, l.spec) && (len(focus) == 0 || listed(focus, l.spec)) && userFocus.MatchString(l.spec) {
+			last = append(last, l)
+		}
+	}
+	r, _ := e.runSuite(ctx, suite, "report.json", dir, kubeconfig, append(slices.Clone(skips), last...), focus, last, true)
+	if len(last) > 0 && r.err == nil && ctx.Err() == nil {
+		second, _ := e.runSuite(ctx, suite, "report-last.json", dir, kubeconfig, skips, last, nil, false)
+		r.add(second)
+	}
 	if exited := e.manager.Exited(); exited != nil && r.err == nil {
 		r.err = exited
 	}
@@ -398,11 +423,25 @@ type suiteResult struct {
 	err                    error
 }
 
+// add counts the results of a second pass of the same suite.
+func (r *suiteResult) add(o suiteResult) {
+	r.passed += o.passed
+	r.failed += o.failed
+	r.listed += o.listed
+	r.skippedBySuite += o.skippedBySuite
+	r.failures = append(r.failures, o.failures...)
+	r.duration += o.duration
+	if r.err == nil {
+		r.err = o.err
+	}
+}
+
 // runSuite runs one suite's binary with the skip list (and, for -part ci, the focus list) and
-// reads its JSON report.
-func (e *env) runSuite(ctx context.Context, suite, dir, kubeconfig string, skips, focus []listEntry) (suiteResult, error) {
+// reads its JSON report, named reportName in dir. The specs of later (skipped in this pass, run
+// in another) are not counted; userFocus adds the -focus flag's expression.
+func (e *env) runSuite(ctx context.Context, suite, reportName, dir, kubeconfig string, skips, focus, later []listEntry, userFocus bool) (suiteResult, error) {
 	r := suiteResult{suite: suite}
-	report := filepath.Join(dir, "report.json")
+	report := filepath.Join(dir, reportName)
 	args := []string{"-test.timeout=0", "-ginkgo.no-color", "-ginkgo.v", "-ginkgo.json-report=" + report,
 		"-ginkgo.skip=" + kubernetesSpecs.String()}
 	for _, s := range skips {
@@ -411,13 +450,13 @@ func (e *env) runSuite(ctx context.Context, suite, dir, kubeconfig string, skips
 	for _, f := range focus {
 		args = append(args, "-ginkgo.focus="+f.pattern())
 	}
-	if e.opts.focus != "" {
+	if e.opts.focus != "" && userFocus {
 		args = append(args, "-ginkgo.focus="+e.opts.focus)
 	}
 	cmd := exec.CommandContext(ctx, filepath.Join(e.bin, suite+".test"), args...)
 	cmd.Dir = filepath.Join(e.src, "test", "e2e", suite)
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig, "VC_BIN="+filepath.Join(e.dataDir, "bin"))
-	logPath := filepath.Join(dir, suite+".log")
+	logPath := filepath.Join(dir, strings.TrimSuffix(strings.Replace(reportName, "report", suite, 1), ".json")+".log")
 	log, err := os.Create(logPath)
 	if err != nil {
 		r.err = err
@@ -450,8 +489,8 @@ func (e *env) runSuite(ctx context.Context, suite, dir, kubeconfig string, skips
 			}
 			name := spec.FullText()
 			switch {
-			case kubernetesSpecs.MatchString(name):
-				// Kubernetes' own specs, not Volcano's: not counted.
+			case kubernetesSpecs.MatchString(name), listed(later, name):
+				// Kubernetes' own specs, not Volcano's, and those of a later pass: not counted.
 			case spec.State == types.SpecStatePassed:
 				r.passed++
 			case spec.State.Is(types.SpecStateFailureStates):
