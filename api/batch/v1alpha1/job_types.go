@@ -105,10 +105,10 @@ type JobSpec struct {
 	Policies []LifecyclePolicy `json:"policies,omitempty"`
 
 	// plugins are the job plugins to run, by name, each with its arguments: env, svc, ssh,
-	// tensorflow, pytorch, mpi. Plugins that others imply (svc for tensorflow, pytorch and mpi;
-	// ssh for mpi) are added when the job is reconciled, never written here.
+	// tensorflow, pytorch, mpi, ray, hcclrank. Plugins that others imply (svc for tensorflow,
+	// pytorch, mpi and ray; ssh for mpi) are added when the job is reconciled, never written here.
 	// +kubebuilder:validation:MaxProperties=16
-	// +kubebuilder:validation:XValidation:rule="self.all(k, k in ['env', 'svc', 'ssh', 'tensorflow', 'pytorch', 'mpi'])",messageExpression="'unable to find job plugin: ' + self.filter(k, !(k in ['env', 'svc', 'ssh', 'tensorflow', 'pytorch', 'mpi']))[0] + ': the plugins are env, svc, ssh, tensorflow, pytorch and mpi'"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, k in ['env', 'svc', 'ssh', 'tensorflow', 'pytorch', 'mpi', 'ray', 'hcclrank'])",messageExpression="'unable to find job plugin: ' + self.filter(k, !(k in ['env', 'svc', 'ssh', 'tensorflow', 'pytorch', 'mpi', 'ray', 'hcclrank']))[0] + ': the plugins are env, svc, ssh, tensorflow, pytorch, mpi, ray and hcclrank'"
 	// +optional
 	Plugins map[string][]string `json:"plugins,omitempty"`
 

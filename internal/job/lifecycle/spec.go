@@ -47,7 +47,7 @@ const UnlimitedRetry int32 = -1
 //   - the job's minAvailable 0 is the sum of the tasks' minAvailable;
 //   - the job's maxRetry 0 is DefaultMaxRetry (3);
 //   - an empty schedulerName is defaultSchedulerName;
-//   - plugins gain the plugins others imply: svc for tensorflow, pytorch and mpi; ssh for mpi
+//   - plugins gain the plugins others imply: svc for tensorflow, pytorch, mpi and ray; ssh for mpi
 //     (with no arguments; a plugin the job names keeps its arguments).
 //
 // It returns an error naming the field and the fix when the spec cannot be run as written:
