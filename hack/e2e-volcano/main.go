@@ -204,10 +204,10 @@ type env struct {
 
 	managerBinary string
 	// last are the specs of last.txt: each suite runs them after its other specs.
-	last []listEntry
-	fw            *framework.Framework
-	manager       *framework.Process
-	stopSync      context.CancelFunc
+	last     []listEntry
+	fw       *framework.Framework
+	manager  *framework.Process
+	stopSync context.CancelFunc
 }
 
 func (e *env) run(ctx context.Context, skips, focus []listEntry) int {
