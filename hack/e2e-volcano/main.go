@@ -423,12 +423,11 @@ type suiteResult struct {
 	err                    error
 }
 
-// add counts the results of a second pass of the same suite.
+// add counts the results of a second pass of the same suite, which focuses on specs the first
+// pass left out: its skipped specs were counted by the first pass.
 func (r *suiteResult) add(o suiteResult) {
 	r.passed += o.passed
 	r.failed += o.failed
-	r.listed += o.listed
-	r.skippedBySuite += o.skippedBySuite
 	r.failures = append(r.failures, o.failures...)
 	r.duration += o.duration
 	if r.err == nil {
