@@ -123,7 +123,7 @@ func (rc *jobRun) run(ctx context.Context) (ctrl.Result, error) {
 	if !rc.r.expectations.Satisfied(rc.key) {
 		// Pods we created or deleted have not all reached the cache; their events bring us back.
 		// The plugins' objects follow the spec alone, so a scaled job's hosts are current at once.
-		if phase := rc.job.Status.State.Phase; phase == batchv1alpha1.Pending || phase == batchv1alpha1.Running {
+		if rc.hasChildren() {
 			if err := rc.ensurePluginObjects(ctx); err != nil {
 				return ctrl.Result{}, err
 			}
@@ -635,10 +635,16 @@ func deleteControlled(ctx context.Context, c client.Client, reader client.Reader
 
 func ptrUID(u types.UID) *types.UID { return &u }
 
+// hasChildren reports whether the job is in a phase whose PodGroup, claims, plugin objects and
+// pods follow its spec: Pending or Running.
+func (rc *jobRun) hasChildren() bool {
+	phase := rc.job.Status.State.Phase
+	return phase == batchv1alpha1.Pending || phase == batchv1alpha1.Running
+}
+
 // children makes the job's PodGroup, claims, plugin objects and pods match a job that runs.
 func (rc *jobRun) children(ctx context.Context) error {
-	phase := rc.job.Status.State.Phase
-	if phase != batchv1alpha1.Pending && phase != batchv1alpha1.Running {
+	if !rc.hasChildren() {
 		return nil
 	}
 	if err := rc.ensureClaims(ctx); err != nil {

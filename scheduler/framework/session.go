@@ -81,8 +81,8 @@ type Session struct {
 	// TotalResource is what the Ready nodes offer.
 	TotalResource api.Resource
 	// SharedResource is what the Ready nodes offer to queues: TotalResource less what pods of no
-	// job hold (pods of other schedulers, static and DaemonSet pods). Queues' shares and
-	// guarantees divide it.
+	// job hold (pods of other schedulers, static and DaemonSet pods). Queues' deserved shares
+	// divide it; capabilities and guarantees are cut from TotalResource.
 	SharedResource api.Resource
 	// Config is the configuration in force.
 	Config *Config

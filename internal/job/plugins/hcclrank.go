@@ -45,10 +45,8 @@ func newHCCLRank(job *batchv1alpha1.Job, args []string) (Plugin, error) {
 	if err := f.parse(); err != nil {
 		return nil, err
 	}
-	for _, role := range [][2]string{{"master", p.master}, {"worker", p.worker}} {
-		if err := f.checkTask(job, role[0], role[1]); err != nil {
-			return nil, err
-		}
+	if err := f.checkTasks(job, "master", "worker"); err != nil {
+		return nil, err
 	}
 	return p, nil
 }

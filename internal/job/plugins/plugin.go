@@ -325,10 +325,23 @@ func (f *flags) checkPort(name string, port int) error {
 	return nil
 }
 
-// checkTask checks that an argument naming a task names one of the job's tasks. A task name
-// left at its default may be absent: the plugin then does nothing for that role.
-func (f *flags) checkTask(job *batchv1alpha1.Job, name, task string) error {
-	if !f.explicit[name] || findTask(job, task) != nil {
+// checkTasks checks that each named argument, which names a task, names one of the job's tasks.
+// A task name left at its default may be absent (the plugin then does nothing for that role),
+// unless the argument is required.
+func (f *flags) checkTasks(job *batchv1alpha1.Job, names ...string) error {
+	for _, name := range names {
+		if err := f.checkTask(job, name, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkTask checks one argument naming a task; required refuses a missing task even when the
+// argument is left at its default.
+func (f *flags) checkTask(job *batchv1alpha1.Job, name string, required bool) error {
+	task := f.set.Lookup(name).Value.String()
+	if (!f.explicit[name] && !required) || findTask(job, task) != nil {
 		return nil
 	}
 	return &Error{Plugin: f.plugin, Argument: f.arg(name), Message: fmt.Sprintf(

@@ -80,10 +80,8 @@ func newPytorch(job *batchv1alpha1.Job, args []string) (Plugin, error) {
 	if p.waitImage == "" {
 		return nil, &Error{Plugin: PytorchPluginName, Argument: f.arg("wait-master-image"), Message: "must name an image with a shell"}
 	}
-	for _, role := range [][2]string{{"master", p.master}, {"worker", p.worker}} {
-		if err := f.checkTask(job, role[0], role[1]); err != nil {
-			return nil, err
-		}
+	if err := f.checkTasks(job, "master", "worker"); err != nil {
+		return nil, err
 	}
 	return p, nil
 }

@@ -70,12 +70,11 @@ func newRay(job *batchv1alpha1.Job, args []string) (Plugin, error) {
 			return nil, err
 		}
 	}
-	if findTask(job, p.head) == nil {
-		// Volcano fails every pod of such a job; here the job says why before any pod is made.
-		f.explicit["head"] = true
-		return nil, f.checkTask(job, "head", p.head)
+	// Without its head task Volcano fails every pod of the job; here the job says why first.
+	if err := f.checkTask(job, "head", true); err != nil {
+		return nil, err
 	}
-	if err := f.checkTask(job, "worker", p.worker); err != nil {
+	if err := f.checkTasks(job, "worker"); err != nil {
 		return nil, err
 	}
 	return p, nil

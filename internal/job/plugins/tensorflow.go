@@ -68,10 +68,8 @@ func newTensorflow(job *batchv1alpha1.Job, args []string) (Plugin, error) {
 	if err := f.checkPort("port", p.port); err != nil {
 		return nil, err
 	}
-	for _, role := range [][2]string{{"ps", p.ps}, {"worker", p.worker}, {"chief", p.chief}, {"evaluator", p.evaluator}} {
-		if err := f.checkTask(job, role[0], role[1]); err != nil {
-			return nil, err
-		}
+	if err := f.checkTasks(job, "ps", "worker", "chief", "evaluator"); err != nil {
+		return nil, err
 	}
 	cluster, err := json.Marshal(p.clusterOf(job))
 	if err != nil {

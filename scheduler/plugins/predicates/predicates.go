@@ -169,9 +169,10 @@ func wideAntiAffinity(pod *corev1.Pod) bool {
 	return false
 }
 
-// sameDomain reports whether nodes a and b share a value of the topology key.
+// sameDomain reports whether nodes a and b share a value of the topology key: a node is its own
+// hostname domain, and a node without the key's label is in no domain of it.
 func sameDomain(key string, a, b *api.NodeInfo) bool {
-	if a == b {
+	if a == b && key == corev1.LabelHostname {
 		return true
 	}
 	if a.Node == nil || b.Node == nil {

@@ -116,6 +116,26 @@ func termOn(p *st.PodWrapper, anti bool, key, value, topo string) *st.PodWrapper
 	return p
 }
 
+// filterAll returns the filter's answer for pod on each of the nodes, by node name.
+func filterAll(nodes map[string]*api.NodeInfo, pod *corev1.Pod) map[string]string {
+	f := NewFilter(all, nodes)
+	task := api.NewTaskInfo(pod, "ns/p", nil)
+	got := map[string]string{}
+	for name, n := range nodes {
+		got[name] = f.Filter(task, n)
+	}
+	return got
+}
+
+func TestZoneAntiAffinityOnANodeWithoutZone(t *testing.T) {
+	// A placed pod whose anti-affinity spans zones, on a node in no zone, refuses no one there.
+	q := termOn(st.MakePod("ns", "q"), true, "app", "web", corev1.LabelTopologyZone).Node("x1").Obj()
+	nodes := map[string]*api.NodeInfo{"x1": nodeWith(st.MakeNode("x1", "4", "8Gi").Obj(), q)}
+	if diff := cmp.Diff(map[string]string{"x1": ""}, filterAll(nodes, st.MakePod("ns", "p").Label("app", "web").Obj())); diff != "" {
+		t.Errorf("mismatch (-want +got):\n%s", diff)
+	}
+}
+
 func TestFilterTopology(t *testing.T) {
 	zoned := func(name, zone string) *corev1.Node {
 		n := st.MakeNode(name, "4", "8Gi")
@@ -152,14 +172,7 @@ func TestFilterTopology(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			nodes := cluster(tc.onA1...)
-			f := NewFilter(all, nodes)
-			task := api.NewTaskInfo(tc.pod, "ns/p", nil)
-			got := map[string]string{}
-			for name, n := range nodes {
-				got[name] = f.Filter(task, n)
-			}
-			if diff := cmp.Diff(tc.nodes, got); diff != "" {
+			if diff := cmp.Diff(tc.nodes, filterAll(cluster(tc.onA1...), tc.pod)); diff != "" {
 				t.Errorf("mismatch (-want +got):\n%s", diff)
 			}
 		})
@@ -215,13 +228,7 @@ func TestFilterSpread(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			nodes := map[string]*api.NodeInfo{"a1": node("a1", "a", 2), "b1": node("b1", "b", 1), "x1": node("x1", "", 0)}
-			f := NewFilter(all, nodes)
-			task := api.NewTaskInfo(tc.pod, "ns/p", nil)
-			got := map[string]string{}
-			for name, n := range nodes {
-				got[name] = f.Filter(task, n)
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
+			if diff := cmp.Diff(tc.want, filterAll(nodes, tc.pod)); diff != "" {
 				t.Errorf("mismatch (-want +got):\n%s", diff)
 			}
 		})
