@@ -128,6 +128,11 @@ var _ = Describe("Queue deletion policy", Label("policy"), Ordered, func() {
 	It("allows deleting a Closed queue, and an Open one whose PodGroups have all finished, as Volcano does", func(ctx SpecContext) {
 		closed := makeQueue(ctx, "idle-closed", schedulingv1beta1.QueueStatus{State: schedulingv1beta1.QueueStateClosed})
 		Expect(fw.Client.Delete(ctx, closed)).To(Succeed())
+		// Closed is written once the queue holds no PodGroup; counters written a moment before
+		// that may still be there, and do not hold the queue.
+		stale := makeQueue(ctx, "closed-stale", schedulingv1beta1.QueueStatus{State: schedulingv1beta1.QueueStateClosed, Running: 1,
+			Allocated: corev1.ResourceList{corev1.ResourcePods: apiresource.MustParse("2")}})
+		Expect(fw.Client.Delete(ctx, stale)).To(Succeed())
 		done := makeQueue(ctx, "idle-open", schedulingv1beta1.QueueStatus{State: schedulingv1beta1.QueueStateOpen, Completed: 4,
 			Allocated: corev1.ResourceList{corev1.ResourceCPU: apiresource.MustParse("0"), corev1.ResourcePods: apiresource.MustParse("0")}})
 		Expect(fw.Client.Delete(ctx, done)).To(Succeed())
