@@ -704,7 +704,14 @@ func (rc *jobRun) ensurePodGroup(ctx context.Context) error {
 	if !changed {
 		return nil
 	}
-	if err := rc.r.Client.Update(ctx, updated); err != nil {
+	// A merge patch of what changed: the scheduler writes the PodGroup's status all the time, and
+	// an update would conflict with it and wait a retry. Owner references are a list a merge
+	// patch replaces whole, so adopting one still checks the resourceVersion.
+	var patch client.Patch = client.MergeFrom(rc.podGroup)
+	if len(updated.OwnerReferences) != len(rc.podGroup.OwnerReferences) {
+		patch = client.MergeFromWithOptions(rc.podGroup, client.MergeFromWithOptimisticLock{})
+	}
+	if err := rc.r.Client.Patch(ctx, updated, patch); err != nil {
 		return fmt.Errorf("updating the PodGroup: %w", err)
 	}
 	rc.podGroup = updated
