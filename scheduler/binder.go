@@ -127,6 +127,10 @@ func (s *Scheduler) runPodWorkers(ctx context.Context, n int, wg *sync.WaitGroup
 				case workNominate:
 					s.nominate(ctx, w)
 				default:
+					if s.volumes != nil && s.volumes.NeedsBinding(w.uid) {
+						s.bindWithVolumes(ctx, w)
+						continue
+					}
 					s.bind(ctx, w)
 				}
 			}
@@ -174,6 +178,31 @@ func (s *Scheduler) bind(ctx context.Context, w podWork) {
 	if w.pod != nil {
 		s.recorder.Eventf(w.pod, nil, corev1.EventTypeWarning, "FailedBinding", "Binding", "binding to node %s failed: %v", w.node, err)
 	}
+}
+
+// bindWithVolumes binds a pod's claims, then the pod. Binding claims waits for
+// kube-controller-manager (and a provisioner) to bind them, which may take long: it runs apart
+// from the workers. When the claims cannot be bound the pod is placed again, and its event says
+// why.
+func (s *Scheduler) bindWithVolumes(ctx context.Context, w podWork) {
+	s.volumeBinds.Add(1)
+	go func() {
+		defer s.volumeBinds.Done()
+		if err := s.volumes.Bind(ctx, w.pod); err != nil {
+			s.cache.ForgetBind(w.uid)
+			if ctx.Err() != nil {
+				return
+			}
+			metrics.UpdateScheduleAttempts(metrics.ResultError, 1)
+			s.log.Error(err, "binding a pod's volumes failed; it will be placed again", "pod", w.namespace+"/"+w.name, "node", w.node)
+			if w.pod != nil {
+				s.recorder.Eventf(w.pod, nil, corev1.EventTypeWarning, "FailedScheduling", "Binding",
+					"binding volumes for node %s failed; the pod will be placed again: %v", w.node, err)
+			}
+			return
+		}
+		s.bind(ctx, w)
+	}()
 }
 
 // refusedForGood reports whether the API server refused a bind for a reason that will not
@@ -348,8 +377,18 @@ func (s *Scheduler) Bind(tasks []*api.TaskInfo) {
 	}
 	accepted := s.cache.Assume(copies)
 	work := make([]podWork, 0, len(accepted))
+	taken := make(map[api.TaskID]bool, len(accepted))
 	for _, t := range accepted {
 		work = append(work, bindWork(t))
+		taken[t.UID] = true
+	}
+	if s.volumes != nil && len(accepted) < len(tasks) {
+		// The volumes assumed for tasks the cache did not take are given back.
+		for _, t := range tasks {
+			if !taken[t.UID] {
+				s.volumes.Unreserve(t.UID)
+			}
+		}
 	}
 	s.cycleBinds += len(work)
 	s.podQueue.push(work...)

@@ -73,6 +73,7 @@ import (
 	"github.com/caldera-sh/caldera/scheduler/registry"
 	"github.com/caldera-sh/caldera/scheduler/snapshot"
 	"github.com/caldera-sh/caldera/scheduler/status"
+	"github.com/caldera-sh/caldera/scheduler/volumes"
 )
 
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
@@ -85,6 +86,9 @@ import (
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch;update
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch;update
 // +kubebuilder:rbac:groups=scheduling.k8s.io,resources=priorityclasses,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=persistentvolumeclaims,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups="",resources=persistentvolumes,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=storage.k8s.io,resources=storageclasses;csinodes;csidrivers;csistoragecapacities,verbs=get;list;watch
 // +kubebuilder:rbac:groups=scheduling.volcano.sh,resources=podgroups;queues,verbs=get;list;watch
 // +kubebuilder:rbac:groups=scheduling.volcano.sh,resources=queues,verbs=create
 // +kubebuilder:rbac:groups=scheduling.volcano.sh,resources=podgroups/status;queues/status,verbs=get;update;patch
@@ -110,6 +114,10 @@ type Scheduler struct {
 
 	podQueue *fifo[podWork]
 	statuses *statusWriter
+	// volumes places pods' PersistentVolumeClaims and binds them before their pods.
+	volumes *volumes.Binder
+	// volumeBinds are the binds waiting for their pods' claims to be bound.
+	volumeBinds sync.WaitGroup
 	// handlers are the cache's informer event handlers; the first cycle waits until they have
 	// taken in every object the informers listed.
 	handlers []toolscache.ResourceEventHandlerRegistration
@@ -198,6 +206,9 @@ func New(mgr manager.Manager, opts Options) (*Scheduler, error) {
 	if err := s.watchDefaultQueue(ctx); err != nil {
 		return nil, err
 	}
+	if s.volumes, err = volumes.New(ctx, kube, s.mgrCache, volumes.DefaultBindTimeout, s.log.WithName("volumes")); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -260,6 +271,7 @@ func (s *Scheduler) Start(ctx context.Context) error {
 		s.podQueue.close()
 		s.statuses.queue.ShutDown()
 		workers.Wait()
+		s.volumeBinds.Wait()
 	}()
 
 	// What the metrics say of jobs and queues is kept up to date only while this scheduler runs.
@@ -307,7 +319,11 @@ func (s *Scheduler) RunOnce(ctx context.Context) CycleStats {
 
 	// 2. Open the session: the plugins register their callbacks.
 	uid := types.UID(fmt.Sprintf("%s-%d-%d", EventSource, start.UnixNano(), s.cycle))
-	ssn := framework.OpenSession(s.snapshot, s.config.Load(), s, uid, start, log)
+	var opts []framework.SessionOption
+	if s.volumes != nil {
+		opts = append(opts, framework.WithVolumes(s.volumes))
+	}
+	ssn := framework.OpenSession(s.snapshot, s.config.Load(), s, uid, start, log, opts...)
 
 	// 3. Run the actions on the jobs needing attention, less those that failed within the last
 	// SchedulePeriod and have not changed since while no room was freed; committed binds and

@@ -43,6 +43,9 @@ import (
 	"github.com/caldera-sh/caldera/internal/testing/framework"
 )
 
+// localDisksPerNode is how many local volumes each node gets.
+const localDisksPerNode = 2
+
 // options are the command-line flags.
 type options struct {
 	files        string
@@ -180,6 +183,12 @@ func (d *dev) run(ctx context.Context) int {
 	if err == nil {
 		err = d.fw.WaitForNodesReady(ctx, names...)
 	}
+	var disks []string
+	if err == nil {
+		// Local disks, as a bare-metal cluster has: volumes of the WaitForFirstConsumer class
+		// caldera-local, bound to claims once their pods are placed.
+		disks, err = d.fw.CreateLocalVolumes(ctx, names, localDisksPerNode, "10Gi")
+	}
 	if err == nil && d.opts.autoscaler {
 		err = d.fw.ApplyNodePool(ctx)
 	}
@@ -190,7 +199,8 @@ func (d *dev) run(ctx context.Context) int {
 		d.say("bringing up the KWOK nodes: %v", err)
 		return 1
 	}
-	d.say("etcd, kube-apiserver (CRDs and admission policies installed), kube-controller-manager and KWOK are up with %d Ready nodes in %s", len(names), d.clock.Since(started).Round(100*time.Millisecond))
+	d.say("etcd, kube-apiserver (CRDs and admission policies installed), kube-controller-manager and KWOK are up with %d Ready nodes and %d local volumes (StorageClass %s) in %s",
+		len(names), len(disks), framework.LocalStorageClassName, d.clock.Since(started).Round(100*time.Millisecond))
 	if d.opts.autoscaler {
 		d.say("Karpenter is up with the NodePool of %s", framework.NodePoolPath())
 	}

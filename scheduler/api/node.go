@@ -158,6 +158,20 @@ func HasPlacementRules(pod *corev1.Pod) bool {
 		a.PodAntiAffinity != nil && len(a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution) > 0)
 }
 
+// UsesClaims reports whether a pod has a volume backed by a PersistentVolumeClaim (its own or a
+// generic ephemeral one): where it may go then depends on its volumes, which are its alone.
+func UsesClaims(pod *corev1.Pod) bool {
+	if pod == nil {
+		return false
+	}
+	for i := range pod.Spec.Volumes {
+		if pod.Spec.Volumes[i].PersistentVolumeClaim != nil || pod.Spec.Volumes[i].Ephemeral != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // HasHostPorts reports whether a pod asks for host ports: whether it fits a node then depends on
 // the node's other pods, not only on its free resources.
 func HasHostPorts(pod *corev1.Pod) bool {

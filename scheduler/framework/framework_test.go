@@ -18,10 +18,14 @@ package framework_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
 	"github.com/caldera-sh/caldera/scheduler/api"
@@ -229,6 +233,76 @@ func TestStatementCommitAndDiscard(t *testing.T) {
 	}
 	if err := stmt.Allocate(a, "n1"); err == nil {
 		t.Error("allocating a task that is no longer pending succeeded")
+	}
+}
+
+// volumeLog is a volume binder that records what it is asked, and refuses to reserve on node
+// "full".
+type volumeLog struct{ calls []string }
+
+func (v *volumeLog) PreFilter(*corev1.Pod) error { return nil }
+func (v *volumeLog) Filter(*corev1.Pod, *corev1.Node) string {
+	return ""
+}
+func (v *volumeLog) Reserve(pod *corev1.Pod, node *corev1.Node) error {
+	if node.Name == "full" {
+		return fmt.Errorf("no volume on %s", node.Name)
+	}
+	v.calls = append(v.calls, "reserve "+pod.Name+" on "+node.Name)
+	return nil
+}
+func (v *volumeLog) Unreserve(uid types.UID) { v.calls = append(v.calls, "unreserve "+string(uid)) }
+func (v *volumeLog) Commit(uid types.UID)    { v.calls = append(v.calls, "commit "+string(uid)) }
+func (v *volumeLog) CloseSession()           { v.calls = append(v.calls, "close") }
+
+func TestStatementReservesVolumes(t *testing.T) {
+	withClaim := func(name string) *corev1.Pod {
+		p := st.MakePod("ns", name).Group("pg").Req("1", "").Obj()
+		p.Spec.Volumes = []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{
+			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: name + "-data"}}}}
+		return p
+	}
+	objs := []any{st.MakeNode("n1", "4", "8Gi").Obj(), st.MakeNode("full", "4", "8Gi").Obj(), st.MakeQueue("default", 1).Obj(),
+		st.MakePodGroup("ns", "pg", 3).Phase(schedulingv1beta1.PodGroupInqueue).Obj(),
+		withClaim("a"), withClaim("b"), st.MakePod("ns", "plain").Group("pg").Req("1", "").Obj()}
+	cfg, err := framework.Load([]byte(twoTiers), registry(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	vols := &volumeLog{}
+	ssn := framework.OpenSession(st.NewSnapshot(t, objs...), cfg, st.NewRecorder(), "cycle-1", st.Epoch, logr.Discard(), framework.WithVolumes(vols))
+	tasks := map[string]*api.TaskInfo{}
+	for _, task := range ssn.Jobs["ns/pg"].Tasks {
+		tasks[task.Name] = task
+	}
+
+	// Pods without claims are not the binder's business; pipelined pods reserve nothing yet; a
+	// refused reservation places nothing.
+	stmt := ssn.NewStatement()
+	if err := stmt.Allocate(tasks["a"], "full"); err == nil {
+		t.Error("a task whose volumes could not be reserved was allocated")
+	}
+	for _, err := range []error{stmt.Allocate(tasks["a"], "n1"), stmt.Allocate(tasks["plain"], "n1"), stmt.Pipeline(tasks["b"], "n1")} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	stmt.Discard()
+	stmt = ssn.NewStatement()
+	for _, err := range []error{stmt.Allocate(tasks["a"], "n1"), stmt.Allocate(tasks["b"], "n1")} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	stmt.Commit()
+	ssn.Close()
+	want := []string{
+		"reserve a on n1", "unreserve " + string(tasks["a"].UID),
+		"reserve a on n1", "reserve b on n1", "commit " + string(tasks["a"].UID), "commit " + string(tasks["b"].UID),
+		"close",
+	}
+	if diff := cmp.Diff(strings.Join(want, "\n"), strings.Join(vols.calls, "\n")); diff != "" {
+		t.Errorf("calls to the volume binder (-want +got):\n%s", diff)
 	}
 }
 

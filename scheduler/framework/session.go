@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
@@ -39,6 +40,32 @@ type Dispatcher interface {
 	Evict(task *api.TaskInfo, reason string)
 	// Nominate promises a node to a pending task whose resources are being freed for it.
 	Nominate(task *api.TaskInfo, node string)
+}
+
+// Volumes places pods' PersistentVolumeClaims (scheduler/volumes implements it with
+// kube-scheduler's volume binder). Only pods that use claims are asked about.
+type Volumes interface {
+	// PreFilter says why the pod's claims let it go on no node (a claim missing, lost, being
+	// deleted, or unbound with Immediate binding), or returns nil.
+	PreFilter(pod *corev1.Pod) error
+	// Filter returns why the pod's claims cannot be satisfied on the node, or "".
+	Filter(pod *corev1.Pod, node *corev1.Node) string
+	// Reserve assumes the pod's volumes on the node, so later placements do not count on them.
+	Reserve(pod *corev1.Pod, node *corev1.Node) error
+	// Unreserve gives back what Reserve assumed for a pod.
+	Unreserve(uid types.UID)
+	// Commit keeps a pod's reservation past the cycle: the pod goes to be bound.
+	Commit(uid types.UID)
+	// CloseSession gives back the reservations the cycle did not commit.
+	CloseSession()
+}
+
+// SessionOption sets up a session beyond its snapshot and configuration.
+type SessionOption func(*Session)
+
+// WithVolumes gives the session a volume binder; without one, pods' claims are not looked at.
+func WithVolumes(v Volumes) SessionOption {
+	return func(ssn *Session) { ssn.volumes = v }
 }
 
 // JobDiagnosis is what a session learned about why a job was not placed.
@@ -146,12 +173,14 @@ type Session struct {
 	// onceReleased is set while filters are asked about nodes as they will be once their
 	// releasing pods are gone (see OnceReleased).
 	onceReleased bool
+	// volumes places pods' claims; nil when the scheduler has no volume binder.
+	volumes Volumes
 }
 
 // OpenSession starts a cycle on an up-to-date snapshot with the given configuration: it makes
 // each configured plugin and lets it register its callbacks. A plugin whose arguments no longer
 // build (which Compile rules out) is skipped and logged.
-func OpenSession(s *snapshot.Snapshot, cfg *Config, d Dispatcher, uid types.UID, now time.Time, log logr.Logger) *Session {
+func OpenSession(s *snapshot.Snapshot, cfg *Config, d Dispatcher, uid types.UID, now time.Time, log logr.Logger, opts ...SessionOption) *Session {
 	ssn := &Session{
 		UID: uid, Now: now, Snapshot: s,
 		Jobs: s.Jobs, Nodes: s.Nodes, NodeList: s.NodeList, Queues: s.Queues,
@@ -174,6 +203,9 @@ func OpenSession(s *snapshot.Snapshot, cfg *Config, d Dispatcher, uid types.UID,
 		queueNotes:  map[string]string{},
 		committed:   map[api.TaskID]struct{}{},
 		budgetUsed:  map[string]int32{},
+	}
+	for _, o := range opts {
+		o(ssn)
 	}
 	for i, tier := range cfg.Tiers {
 		for _, opt := range tier.Plugins {
@@ -248,7 +280,13 @@ func (ssn *Session) Close() {
 	for _, p := range ssn.plugins {
 		p.plugin.OnSessionClose(ssn)
 	}
+	if ssn.volumes != nil {
+		ssn.volumes.CloseSession()
+	}
 }
+
+// Volumes returns the session's volume binder, or nil when pods' claims are not looked at.
+func (ssn *Session) Volumes() Volumes { return ssn.volumes }
 
 // Defer leaves jobs out of this cycle's work (PendingJobs): the scheduler uses it for jobs that
 // failed recently and have not changed since.

@@ -37,6 +37,8 @@ type operation struct {
 	prevStatus api.TaskStatus
 	prevNode   string
 	reason     string
+	// reserved is set when the task's volumes were assumed on the node.
+	reserved bool
 }
 
 // Statement is a transaction over the session: allocations, pipelines and evictions take effect
@@ -89,7 +91,16 @@ func (s *Statement) place(t *api.TaskInfo, nodeName string, status api.TaskStatu
 	if t.Status != api.Pending {
 		return fmt.Errorf("task %s/%s is %s, not Pending", t.Namespace, t.Name, t.Status)
 	}
-	s.ops = append(s.ops, operation{kind: kind, task: t, node: nodeName, prevStatus: t.Status, prevNode: t.NodeName})
+	// A task allocated now has its claims' volumes assumed on the node, so the next task does
+	// not count on the same ones; Discard gives them back.
+	reserved := false
+	if kind == opAllocate && s.ssn.volumes != nil && api.UsesClaims(t.Pod) {
+		if err := s.ssn.volumes.Reserve(t.Pod, n.Node); err != nil {
+			return err
+		}
+		reserved = true
+	}
+	s.ops = append(s.ops, operation{kind: kind, task: t, node: nodeName, prevStatus: t.Status, prevNode: t.NodeName, reserved: reserved})
 	j.UpdateTaskStatus(t, status)
 	t.NodeName = nodeName
 	n.AddTask(&api.NodeTask{UID: t.UID, Job: t.Job, Namespace: t.Namespace, Name: t.Name, Resreq: t.Resreq, Status: status, Pod: t.Pod})
@@ -144,6 +155,9 @@ func (s *Statement) discardFrom(mark int) {
 		n := s.ssn.Nodes[op.node]
 		switch op.kind {
 		case opAllocate, opPipeline:
+			if op.reserved {
+				s.ssn.volumes.Unreserve(op.task.UID)
+			}
 			n.RemoveTask(op.task.UID)
 			j.UpdateTaskStatus(op.task, op.prevStatus)
 			op.task.NodeName = op.prevNode
@@ -171,6 +185,9 @@ func (s *Statement) Commit() {
 		case opAllocate:
 			binds = append(binds, op.task)
 			s.ssn.committed[op.task.UID] = struct{}{}
+			if op.reserved {
+				s.ssn.volumes.Commit(op.task.UID)
+			}
 		}
 	}
 	if len(binds) > 0 {

@@ -237,6 +237,39 @@ func (w *JobWrapper) ClaimVolume(mountPath, storageClassName, size string) *JobW
 	return w
 }
 
+// EphemeralVolume mounts at mountPath, in the last task's containers, a generic ephemeral volume:
+// each pod gets its own claim (made by kube-controller-manager) of the given size from
+// storageClassName, ReadWriteOnce.
+func (w *JobWrapper) EphemeralVolume(name, mountPath, storageClassName, size string) *JobWrapper {
+	spec := &w.lastTask().Template.Spec
+	spec.Volumes = append(spec.Volumes, corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{Ephemeral: &corev1.EphemeralVolumeSource{
+		VolumeClaimTemplate: &corev1.PersistentVolumeClaimTemplate{Spec: corev1.PersistentVolumeClaimSpec{
+			AccessModes:      []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+			StorageClassName: ptr.To(storageClassName),
+			Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{
+				corev1.ResourceStorage: resource.MustParse(size),
+			}},
+		}},
+	}}})
+	for i := range spec.Containers {
+		spec.Containers[i].VolumeMounts = append(spec.Containers[i].VolumeMounts, corev1.VolumeMount{Name: name, MountPath: mountPath})
+	}
+	return w
+}
+
+// ClaimedVolume mounts at mountPath, in the last task's containers, the existing claim named
+// claim.
+func (w *JobWrapper) ClaimedVolume(name, mountPath, claim string) *JobWrapper {
+	spec := &w.lastTask().Template.Spec
+	spec.Volumes = append(spec.Volumes, corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{
+		PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: claim},
+	}})
+	for i := range spec.Containers {
+		spec.Containers[i].VolumeMounts = append(spec.Containers[i].VolumeMounts, corev1.VolumeMount{Name: name, MountPath: mountPath})
+	}
+	return w
+}
+
 // TTL sets spec.ttlSecondsAfterFinished.
 func (w *JobWrapper) TTL(seconds int32) *JobWrapper {
 	w.Spec.TTLSecondsAfterFinished = ptr.To(seconds)

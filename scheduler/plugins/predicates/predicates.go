@@ -53,6 +53,10 @@ const (
 	// PodTopologySpreadEnable switches the topology spread filter (whenUnsatisfiable:
 	// DoNotSchedule).
 	PodTopologySpreadEnable = "predicate.PodTopologySpreadEnable"
+	// VolumeBindingEnable switches the PersistentVolumeClaim filter: claims that must exist and
+	// be bound (Immediate), volumes reachable from the node, volumes or provisioning available
+	// there (WaitForFirstConsumer).
+	VolumeBindingEnable = "predicate.VolumeBindingEnable"
 )
 
 // Reasons, worded as kube-scheduler words them.
@@ -66,18 +70,26 @@ const (
 	ReasonSpreadLabel   = "node(s) didn't match pod topology spread constraints (missing required label)"
 )
 
+// VolumeReasons are the reasons kube-scheduler's volume binder gives for a node.
+var VolumeReasons = []string{
+	"node(s) didn't find available persistent volumes to bind",
+	"node(s) didn't match PersistentVolume's node affinity",
+	"node(s) did not have enough free storage",
+	"node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)",
+}
+
 // acceptedKeys are the arguments known: those used, and Volcano's others, accepted for
 // compatibility.
 var acceptedKeys = []string{
 	NodeAffinityEnable, TaintTolerationEnable, NodePortsEnable, PodAffinityEnable, PodTopologySpreadEnable,
-	"predicate.CacheEnable", "predicate.NodeVolumeLimitsEnable", "predicate.VolumeZoneEnable",
-	"predicate.VolumeBindingEnable", "predicate.DynamicResourceAllocationEnable",
+	VolumeBindingEnable, "predicate.CacheEnable", "predicate.NodeVolumeLimitsEnable", "predicate.VolumeZoneEnable",
+	"predicate.DynamicResourceAllocationEnable",
 	"predicate.ProportionalEnable", "predicate.resources", "predicate.GPUSharingEnable", "predicate.GPUNumberEnable",
 }
 
 // Options switch the filters.
 type Options struct {
-	NodeAffinity, TaintToleration, NodePorts, PodAffinity, TopologySpread bool
+	NodeAffinity, TaintToleration, NodePorts, PodAffinity, TopologySpread, VolumeBinding bool
 }
 
 type plugin struct{ opts Options }
@@ -93,7 +105,7 @@ func New(args conf.Arguments) (framework.Plugin, error) {
 		key string
 		dst *bool
 	}{{NodeAffinityEnable, &opts.NodeAffinity}, {TaintTolerationEnable, &opts.TaintToleration}, {NodePortsEnable, &opts.NodePorts}, {PodAffinityEnable, &opts.PodAffinity},
-		{PodTopologySpreadEnable, &opts.TopologySpread}} {
+		{PodTopologySpreadEnable, &opts.TopologySpread}, {VolumeBindingEnable, &opts.VolumeBinding}} {
 		if *b.dst, err = args.Bool(b.key, true); err != nil {
 			return nil, err
 		}
@@ -106,6 +118,13 @@ func (p *plugin) Name() string { return Name }
 func (p *plugin) OnSessionOpen(ssn *framework.Session) {
 	f := NewFilter(p.opts, ssn.Nodes)
 	f.OnceReleased = ssn.OnceReleased
+	if p.opts.VolumeBinding {
+		f.Volumes = ssn.Volumes()
+	}
+	// A pod's claims are its own: a node its volumes refuse may suit the job's next pod.
+	for _, r := range VolumeReasons {
+		ssn.MarkPodSpecificReason(r)
+	}
 	// These reasons depend on the pod's own labels, not only on what its predicate key covers.
 	ssn.MarkPodSpecificReason(ReasonAntiAffinity)
 	ssn.MarkPodSpecificReason(ReasonPodAffinity)
@@ -153,6 +172,8 @@ type Filter struct {
 	// spread holds, per task, the pod counts of its topology spread constraints, until a
 	// placement is made or undone.
 	spread map[api.TaskID][]SpreadCount
+	// Volumes, when set, places pods' PersistentVolumeClaims.
+	Volumes framework.Volumes
 }
 
 // wideAntiAffinity reports whether a pod has a required anti-affinity term on a topology key
@@ -214,8 +235,14 @@ func NewFilter(opts Options, nodes map[string]*api.NodeInfo) *Filter {
 	return f
 }
 
-// PreFilter refuses pods whose inter-pod affinity terms cannot be evaluated.
+// PreFilter refuses pods whose claims cannot be used anywhere (missing, lost, being deleted, or
+// unbound with Immediate binding) and pods whose inter-pod affinity terms cannot be evaluated.
 func (f *Filter) PreFilter(t *api.TaskInfo) error {
+	if f.Volumes != nil && api.UsesClaims(t.Pod) {
+		if err := f.Volumes.PreFilter(t.Pod); err != nil {
+			return err
+		}
+	}
 	if !f.opts.PodAffinity || t.Pod == nil || t.Pod.Spec.Affinity == nil {
 		return nil
 	}
@@ -239,7 +266,8 @@ func (f *Filter) PreFilter(t *api.TaskInfo) error {
 }
 
 // Filter returns "" when the task may go on the node, else the reason it may not. The checks run
-// in kube-scheduler's order: cordon, taints, node affinity, ports, inter-pod affinity.
+// in kube-scheduler's order: cordon, taints, node affinity, ports, volumes, then inter-pod
+// affinity and topology spread.
 func (f *Filter) Filter(t *api.TaskInfo, n *api.NodeInfo) string {
 	pod, node := t.Pod, n.Node
 	if pod == nil || node == nil {
@@ -270,6 +298,11 @@ func (f *Filter) Filter(t *api.TaskInfo, n *api.NodeInfo) string {
 	}
 	if f.opts.NodePorts && len(f.lastPorts) > 0 && f.portsConflict(pod, f.lastPorts, n) {
 		return ReasonNodePorts
+	}
+	if f.Volumes != nil && api.UsesClaims(pod) {
+		if reason := f.Volumes.Filter(pod, node); reason != "" {
+			return reason
+		}
 	}
 	if f.opts.PodAffinity && (n.AntiAffinityPods > 0 || len(f.wideAnti) > 0 || api.HasRequiredPodAffinity(pod)) {
 		if reason := f.podAffinity(t, n); reason != "" {

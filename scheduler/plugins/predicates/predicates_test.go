@@ -184,7 +184,7 @@ func TestArguments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(Options{NodeAffinity: false, TaintToleration: true, NodePorts: true, PodAffinity: true, TopologySpread: true}, p.(*plugin).opts); diff != "" {
+	if diff := cmp.Diff(Options{NodeAffinity: false, TaintToleration: true, NodePorts: true, PodAffinity: true, TopologySpread: true, VolumeBinding: true}, p.(*plugin).opts); diff != "" {
 		t.Errorf("options mismatch (-want +got):\n%s", diff)
 	}
 	if _, err := New(conf.Arguments{"predicate.NodeAffinity": true}); err == nil {
