@@ -18,6 +18,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -166,6 +167,22 @@ var _ = Describe("Volumes", Label("e2e:volumes"), func() {
 		Consistently(func(g Gomega) {
 			g.Expect(jobPods(ctx, g, job)).To(HaveEach(HaveField("Spec.NodeName", BeEmpty())), "the pod is bound before its volume exists")
 		}, framework.ConsistentlyDuration, framework.Interval).Should(Succeed())
+		// The wait is not silent: the pod says where it goes and what it waits for, and its
+		// PodGroup no longer says it cannot be placed.
+		Eventually(func(g Gomega) {
+			var events corev1.EventList
+			g.Expect(fw.Client.List(ctx, &events, client.InNamespace(ns))).To(Succeed())
+			var said []string
+			for _, e := range events.Items {
+				if e.InvolvedObject.Name == "dynamic-worker-0" {
+					said = append(said, e.Reason+": "+e.Message)
+				}
+			}
+			g.Expect(said).To(ContainElement(HavePrefix("WaitingForVolumes: placed on node " + claim.Annotations[volume.AnnSelectedNode])))
+			pg := podGroupOf(ctx, g)
+			g.Expect(pg.Status.Conditions).NotTo(ContainElement(And(
+				HaveField("Type", schedulingv1beta1.PodGroupUnschedulableType), HaveField("Status", corev1.ConditionTrue))))
+		}, framework.Timeout, framework.Interval).Should(Succeed())
 
 		// What the provisioner of the class does: a volume on the selected node, bound to the
 		// claim; the PersistentVolume controller binds the claim to it.
@@ -182,6 +199,50 @@ var _ = Describe("Volumes", Label("e2e:volumes"), func() {
 			g.Expect(pods).To(HaveLen(1))
 			g.Expect(pods[0].Spec.NodeName).To(Equal(node))
 		}, framework.LongTimeout, framework.Interval).Should(Succeed())
+	})
+
+	It("places no more volumes of a CSI driver on a node than its CSINode allows", func(ctx SpecContext) {
+		const driver = "disk.example.com"
+		class := storageClass(ctx, &storagev1.StorageClass{
+			ObjectMeta:        metav1.ObjectMeta{Name: "limited"},
+			Provisioner:       driver,
+			VolumeBindingMode: ptr.To(storagev1.VolumeBindingWaitForFirstConsumer),
+		})
+		// The driver attaches no volume to any node but the last, and one there.
+		for i, node := range nodes {
+			count := int32(0)
+			if i == len(nodes)-1 {
+				count = 1
+			}
+			csiNode := &storagev1.CSINode{ObjectMeta: metav1.ObjectMeta{Name: node}, Spec: storagev1.CSINodeSpec{Drivers: []storagev1.CSINodeDriver{{
+				Name: driver, NodeID: node, Allocatable: &storagev1.VolumeNodeResources{Count: ptr.To(count)},
+			}}}}
+			Expect(fw.Client.Create(ctx, csiNode)).To(Succeed())
+			DeferCleanup(func(ctx SpecContext) { Expect(client.IgnoreNotFound(fw.Client.Delete(ctx, csiNode))).To(Succeed()) })
+		}
+		job := wrappers.MakeJob("first", ns).Task("worker", 1).EphemeralVolume("data", "/data", class, "1Gi").Obj()
+		Expect(fw.Client.Create(ctx, job)).To(Succeed())
+		Eventually(func(g Gomega) {
+			claim := &corev1.PersistentVolumeClaim{}
+			g.Expect(fw.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "first-worker-0-data"}, claim)).To(Succeed())
+			g.Expect(claim.Annotations).To(HaveKeyWithValue(volume.AnnSelectedNode, nodes[len(nodes)-1]))
+		}, framework.Timeout, framework.Interval).Should(Succeed())
+
+		second := wrappers.MakeJob("second", ns).Task("worker", 1).EphemeralVolume("data", "/data", class, "1Gi").Obj()
+		Expect(fw.Client.Create(ctx, second)).To(Succeed())
+		Eventually(func(g Gomega) {
+			var groups schedulingv1beta1.PodGroupList
+			g.Expect(fw.Client.List(ctx, &groups, client.InNamespace(ns))).To(Succeed())
+			var said []string
+			for _, pg := range groups.Items {
+				for _, c := range pg.Status.Conditions {
+					if c.Type == schedulingv1beta1.PodGroupUnschedulableType && c.Status == corev1.ConditionTrue {
+						said = append(said, c.Message)
+					}
+				}
+			}
+			g.Expect(said).To(ContainElement(ContainSubstring(fmt.Sprintf("%d node(s) exceed max volume count", len(nodes)))))
+		}, framework.Timeout, framework.Interval).Should(Succeed())
 	})
 
 	It("places a pod whose claim is bound on the node its volume is on", func(ctx SpecContext) {

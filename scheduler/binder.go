@@ -186,9 +186,16 @@ func (s *Scheduler) bind(ctx context.Context, w podWork) {
 // why.
 func (s *Scheduler) bindWithVolumes(ctx context.Context, w podWork) {
 	s.volumeBinds.Add(1)
+	s.volumeWaits.Add(1)
+	if w.pod != nil {
+		s.recorder.Eventf(w.pod, nil, corev1.EventTypeNormal, "WaitingForVolumes", "Binding",
+			"placed on node %s; bound there once its PersistentVolumeClaims are bound (a volume matched, or provisioned by the StorageClass's provisioner)", w.node)
+	}
 	go func() {
 		defer s.volumeBinds.Done()
-		if err := s.volumes.Bind(ctx, w.pod); err != nil {
+		err := s.volumes.Bind(ctx, w.pod)
+		s.volumeWaits.Add(-1)
+		if err != nil {
 			s.cache.ForgetBind(w.uid)
 			if ctx.Err() != nil {
 				return
@@ -203,6 +210,12 @@ func (s *Scheduler) bindWithVolumes(ctx context.Context, w podWork) {
 		}
 		s.bind(ctx, w)
 	}()
+}
+
+// bindsUnderWay reports whether binds are being made, which status writes give way to; a pod
+// waiting for its volumes to be bound is not one: that wait may be long.
+func (s *Scheduler) bindsUnderWay() bool {
+	return s.cache.BindsInFlight() > int(s.volumeWaits.Load())
 }
 
 // refusedForGood reports whether the API server refused a bind for a reason that will not

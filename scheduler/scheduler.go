@@ -88,7 +88,7 @@ import (
 // +kubebuilder:rbac:groups=scheduling.k8s.io,resources=priorityclasses,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=persistentvolumeclaims,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups="",resources=persistentvolumes,verbs=get;list;watch;update;patch
-// +kubebuilder:rbac:groups=storage.k8s.io,resources=storageclasses;csinodes;csidrivers;csistoragecapacities,verbs=get;list;watch
+// +kubebuilder:rbac:groups=storage.k8s.io,resources=storageclasses;csinodes;csidrivers;csistoragecapacities;volumeattachments,verbs=get;list;watch
 // +kubebuilder:rbac:groups=scheduling.volcano.sh,resources=podgroups;queues,verbs=get;list;watch
 // +kubebuilder:rbac:groups=scheduling.volcano.sh,resources=queues,verbs=create
 // +kubebuilder:rbac:groups=scheduling.volcano.sh,resources=podgroups/status;queues/status,verbs=get;update;patch
@@ -116,8 +116,10 @@ type Scheduler struct {
 	statuses *statusWriter
 	// volumes places pods' PersistentVolumeClaims and binds them before their pods.
 	volumes *volumes.Binder
-	// volumeBinds are the binds waiting for their pods' claims to be bound.
+	// volumeBinds are the binds waiting for their pods' claims to be bound; volumeWaits counts
+	// them.
 	volumeBinds sync.WaitGroup
+	volumeWaits atomic.Int64
 	// handlers are the cache's informer event handlers; the first cycle waits until they have
 	// taken in every object the informers listed.
 	handlers []toolscache.ResourceEventHandlerRegistration

@@ -136,7 +136,7 @@ func (w *statusWriter) deferred(k statusKey) (time.Time, bool) {
 		if !ok || w.s.clock.Since(want.wanted) >= w.s.opts.StatusMaxDelay {
 			return time.Time{}, false
 		}
-		return want.wanted, w.s.cache.BindsInFlight() > 0
+		return want.wanted, w.s.bindsUnderWay()
 	}
 	w.mu.Lock()
 	want, ok := w.groups[k]
@@ -144,7 +144,7 @@ func (w *statusWriter) deferred(k statusKey) (time.Time, bool) {
 	if !ok || want.urgent || w.s.clock.Since(want.wanted) >= w.s.opts.StatusMaxDelay {
 		return time.Time{}, false
 	}
-	return want.wanted, w.s.cache.BindsInFlight() > 0
+	return want.wanted, w.s.bindsUnderWay()
 }
 
 func (w *statusWriter) wantQueue(base *schedulingv1beta1.Queue, st schedulingv1beta1.QueueStatus) {
@@ -225,7 +225,7 @@ func (w *statusWriter) unpark() {
 		return
 	}
 	now := w.s.clock.Now()
-	idle := w.s.cache.BindsInFlight() == 0
+	idle := !w.s.bindsUnderWay()
 	var release []statusKey
 	if idle || now.Sub(w.parkedMin) >= w.s.opts.StatusMaxDelay {
 		w.parkedMin = time.Time{}

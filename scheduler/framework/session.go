@@ -49,7 +49,7 @@ type Volumes interface {
 	// deleted, or unbound with Immediate binding), or returns nil.
 	PreFilter(pod *corev1.Pod) error
 	// Filter returns why the pod's claims cannot be satisfied on the node, or "".
-	Filter(pod *corev1.Pod, node *corev1.Node) string
+	Filter(pod *corev1.Pod, node *api.NodeInfo) string
 	// Reserve assumes the pod's volumes on the node, so later placements do not count on them.
 	Reserve(pod *corev1.Pod, node *corev1.Node) error
 	// Unreserve gives back what Reserve assumed for a pod.

@@ -19,6 +19,7 @@ limitations under the License.
 //
 //   - a claim that is missing, being deleted, lost, or unbound with Immediate binding refuses the
 //     pod before any node is looked at;
+//   - a node whose CSI drivers can attach no more volumes (CSINode allocatable counts) is refused;
 //   - a bound claim's PersistentVolume must be reachable from the node (its node affinity);
 //   - an unbound WaitForFirstConsumer claim needs, on the node, an available PersistentVolume that
 //     satisfies it (class, access modes, size, selector, node affinity) or a StorageClass that can
@@ -55,6 +56,8 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/volumebinding"
 	crcache "sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/caldera-sh/caldera/scheduler/api"
 )
 
 // DefaultBindTimeout is how long a pod waits for its claims to be bound before its bind is given
@@ -68,6 +71,7 @@ const ReasonUnboundImmediate = "pod has unbound immediate PersistentVolumeClaims
 // scheduling cycle and the bind workers to use at once.
 type Binder struct {
 	binder  volumebinding.SchedulerVolumeBinder
+	limits  *limits
 	pvcs    corelisters.PersistentVolumeClaimLister
 	classes storagelisters.StorageClassLister
 	log     logr.Logger
@@ -110,6 +114,7 @@ func New(ctx context.Context, kube kubernetes.Interface, informers crcache.Infor
 		{&corev1.Pod{}, &inf.pods}, {&corev1.Node{}, &inf.nodes}, {&corev1.PersistentVolumeClaim{}, &inf.pvcs},
 		{&corev1.PersistentVolume{}, &inf.pvs}, {&storagev1.StorageClass{}, &inf.classes}, {&storagev1.CSINode{}, &inf.csiNodes},
 		{&storagev1.CSIDriver{}, &inf.csiDrivers}, {&storagev1.CSIStorageCapacity{}, &inf.capacities},
+		{&storagev1.VolumeAttachment{}, &inf.attachments},
 	} {
 		var err error
 		*w.dst, err = get(w.obj)
@@ -139,8 +144,13 @@ func newBinder(kube kubernetes.Interface, inf informerSet, bindTimeout time.Dura
 	if err != nil {
 		return nil, fmt.Errorf("building the volume binder: %w", err)
 	}
+	l, err := newLimits(inf)
+	if err != nil {
+		return nil, err
+	}
 	return &Binder{
 		binder:   b,
+		limits:   l,
 		pvcs:     corelisters.NewPersistentVolumeClaimLister(inf.pvcs.GetIndexer()),
 		classes:  storagelisters.NewStorageClassLister(inf.classes.GetIndexer()),
 		log:      log,
@@ -219,9 +229,13 @@ func (b *Binder) checkClaims(pod *corev1.Pod) (immediate bool, err error) {
 	return immediate, nil
 }
 
-// Filter returns why the pod's claims cannot be satisfied on node, or "".
-func (b *Binder) Filter(pod *corev1.Pod, node *corev1.Node) string {
-	_, reason := b.find(pod, node)
+// Filter returns why the pod's claims cannot be satisfied on the node, or "": the node's CSI
+// drivers can attach no more volumes, or the claims' volumes cannot be had there.
+func (b *Binder) Filter(pod *corev1.Pod, n *api.NodeInfo) string {
+	if b.limits.exceeded(pod, n) {
+		return ReasonMaxVolumeCount
+	}
+	_, reason := b.find(pod, n.Node)
 	return reason
 }
 
@@ -350,7 +364,7 @@ func podOn(pod *corev1.Pod, node string) *corev1.Pod {
 
 // informerSet holds the informers the binder reads.
 type informerSet struct {
-	pods, nodes, pvcs, pvs, classes, csiNodes, csiDrivers, capacities toolscache.SharedIndexInformer
+	pods, nodes, pvcs, pvs, classes, csiNodes, csiDrivers, capacities, attachments toolscache.SharedIndexInformer
 }
 
 // informer is one of the informer types of client-go's factories (an informer and its lister)

@@ -76,6 +76,7 @@ var VolumeReasons = []string{
 	"node(s) didn't match PersistentVolume's node affinity",
 	"node(s) did not have enough free storage",
 	"node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)",
+	"node(s) exceed max volume count",
 }
 
 // acceptedKeys are the arguments known: those used, and Volcano's others, accepted for
@@ -300,7 +301,7 @@ func (f *Filter) Filter(t *api.TaskInfo, n *api.NodeInfo) string {
 		return ReasonNodePorts
 	}
 	if f.Volumes != nil && api.UsesClaims(pod) {
-		if reason := f.Volumes.Filter(pod, node); reason != "" {
+		if reason := f.Volumes.Filter(pod, n); reason != "" {
 			return reason
 		}
 	}
