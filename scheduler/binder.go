@@ -390,13 +390,15 @@ func (s *Scheduler) Bind(tasks []*api.TaskInfo) {
 	}
 	accepted := s.cache.Assume(copies)
 	work := make([]podWork, 0, len(accepted))
-	taken := make(map[api.TaskID]bool, len(accepted))
 	for _, t := range accepted {
 		work = append(work, bindWork(t))
-		taken[t.UID] = true
 	}
 	if s.volumes != nil && len(accepted) < len(tasks) {
 		// The volumes assumed for tasks the cache did not take are given back.
+		taken := make(map[api.TaskID]bool, len(accepted))
+		for _, t := range accepted {
+			taken[t.UID] = true
+		}
 		for _, t := range tasks {
 			if !taken[t.UID] {
 				s.volumes.Unreserve(t.UID)
