@@ -58,8 +58,8 @@ var _ = Describe("Volumes", Label("e2e:volumes"), func() {
 	localVolumes := func(ctx context.Context, class string, on []string) []*corev1.PersistentVolume {
 		GinkgoHelper()
 		var pvs []*corev1.PersistentVolume
-		for _, node := range on {
-			pv := framework.LocalVolume(class+"-"+node, class, node, "1Gi")
+		for i, node := range on {
+			pv := framework.LocalVolume(fmt.Sprintf("%s-%d-%s", class, i, node), class, node, "1Gi")
 			Expect(fw.Client.Create(ctx, pv)).To(Succeed())
 			DeferCleanup(func(ctx SpecContext) { Expect(client.IgnoreNotFound(fw.Client.Delete(ctx, pv))).To(Succeed()) })
 			pvs = append(pvs, pv)
@@ -95,23 +95,27 @@ var _ = Describe("Volumes", Label("e2e:volumes"), func() {
 		}, framework.Timeout, framework.Interval).Should(Succeed())
 	}
 
-	It("runs a gang whose pods each have their own local volume to Completed, each claim bound to a volume on its pod's node", func(ctx SpecContext) {
+	It("runs a gang of 4 whose pods each have their own local volume to Completed, each claim bound to a volume on its pod's node", func(ctx SpecContext) {
 		class := storageClass(ctx, framework.LocalStorageClass("local"))
-		localVolumes(ctx, class, nodes)
-		job := wrappers.MakeJob("disks", ns).MinAvailable(int32(len(nodes))).Task("worker", int32(len(nodes))).
+		// Four volumes: two on the first node, one on each other.
+		pvs := localVolumes(ctx, class, append([]string{nodes[0]}, nodes...))
+		nodeOf := map[string]string{}
+		for _, pv := range pvs {
+			nodeOf[pv.Name] = pv.Labels["caldera.sh/local-volume-node"]
+		}
+		job := wrappers.MakeJob("disks", ns).MinAvailable(int32(len(pvs))).Task("worker", int32(len(pvs))).
 			EphemeralVolume("scratch", "/scratch", class, "1Gi").RunFor(time.Second).Obj()
 		Expect(fw.Client.Create(ctx, job)).To(Succeed())
 
 		Eventually(func(g Gomega) {
-			var pods corev1.PodList
-			g.Expect(fw.Client.List(ctx, &pods, client.InNamespace(ns))).To(Succeed())
-			g.Expect(pods.Items).To(HaveLen(len(nodes)))
-			for _, pod := range pods.Items {
+			pods := jobPods(ctx, g, job)
+			g.Expect(pods).To(HaveLen(len(pvs)))
+			for _, pod := range pods {
 				g.Expect(pod.Spec.NodeName).NotTo(BeEmpty())
 				claim := &corev1.PersistentVolumeClaim{}
 				g.Expect(fw.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: pod.Name + "-scratch"}, claim)).To(Succeed())
 				g.Expect(claim.Status.Phase).To(Equal(corev1.ClaimBound))
-				g.Expect(claim.Spec.VolumeName).To(Equal(class + "-" + pod.Spec.NodeName))
+				g.Expect(nodeOf).To(HaveKeyWithValue(claim.Spec.VolumeName, pod.Spec.NodeName))
 			}
 		}, framework.LongTimeout, framework.Interval).Should(Succeed())
 		Eventually(func(g Gomega) {
@@ -248,9 +252,9 @@ var _ = Describe("Volumes", Label("e2e:volumes"), func() {
 	It("places a pod whose claim is bound on the node its volume is on", func(ctx SpecContext) {
 		class := storageClass(ctx, framework.LocalStorageClass("bound"))
 		target := nodes[len(nodes)-1]
-		localVolumes(ctx, class, []string{target})
+		pv := localVolumes(ctx, class, []string{target})[0]
 		claim := claimOf("data", class)
-		claim.Spec.VolumeName = class + "-" + target
+		claim.Spec.VolumeName = pv.Name
 		Expect(fw.Client.Create(ctx, claim)).To(Succeed())
 		Eventually(func(g Gomega) {
 			g.Expect(fw.Client.Get(ctx, client.ObjectKeyFromObject(claim), claim)).To(Succeed())

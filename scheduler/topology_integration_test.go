@@ -34,6 +34,16 @@ import (
 // zonesOf returns, for the namespace's bound pods whose names start with prefix, how many are in
 // each zone.
 func zonesOf(ns, prefix string) func() map[string]int {
+	return boundBy(ns, prefix, corev1.LabelTopologyZone)
+}
+
+// hostsOf returns, for the namespace's bound pods whose names start with prefix, how many are on
+// each node.
+func hostsOf(ns, prefix string) func() map[string]int { return boundBy(ns, prefix, "") }
+
+// boundBy counts the namespace's bound pods whose names start with prefix by their node's value
+// of the label key, or by node when key is "".
+func boundBy(ns, prefix, key string) func() map[string]int {
 	return func() map[string]int {
 		var list corev1.PodList
 		if err := k8s.List(context.Background(), &list, client.InNamespace(ns)); err != nil {
@@ -44,11 +54,15 @@ func zonesOf(ns, prefix string) func() map[string]int {
 			if !strings.HasPrefix(p.Name, prefix) || p.Spec.NodeName == "" {
 				continue
 			}
+			if key == "" {
+				out[p.Spec.NodeName]++
+				continue
+			}
 			node := &corev1.Node{}
 			if err := k8s.Get(context.Background(), client.ObjectKey{Name: p.Spec.NodeName}, node); err != nil {
 				return nil
 			}
-			out[node.Labels[corev1.LabelTopologyZone]]++
+			out[node.Labels[key]]++
 		}
 		return out
 	}
@@ -65,11 +79,14 @@ var _ = Describe("Topology", func() {
 		ns = fw.SpecNamespace("topology")
 	})
 
-	// Zones a (two nodes), b and c, of 2 cpu a node.
-	zonedCluster := func() {
+	// Zones a (two nodes), b and c, of 2 cpu a node; it returns the nodes' names by a1, a2, b1, c1.
+	zonedCluster := func() map[string]string {
+		names := map[string]string{}
 		for _, n := range [][2]string{{"a1", "a"}, {"a2", "a"}, {"b1", "b"}, {"c1", "c"}} {
-			createNode(uniqueName("zone-"+n[0]), resources("cpu", "2", "memory", "4Gi"), map[string]string{corev1.LabelTopologyZone: n[1]})
+			name := uniqueName("zone-" + n[0])
+			names[n[0]] = createNode(name, resources("cpu", "2", "memory", "4Gi"), map[string]string{corev1.LabelTopologyZone: n[1], corev1.LabelHostname: name}).Name
 		}
+		return names
 	}
 	term := func(app string) corev1.PodAffinityTerm {
 		return corev1.PodAffinityTerm{LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}}, TopologyKey: corev1.LabelTopologyZone}
@@ -125,5 +142,47 @@ var _ = Describe("Topology", func() {
 				WhenUnsatisfiable: corev1.DoNotSchedule, LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "even"}}}}
 		})
 		Eventually(zonesOf(ns, "even"), framework.Timeout, framework.Interval).Should(Equal(map[string]int{"a": 2, "b": 2, "c": 2}))
+	})
+
+	It("spreads a gang with maxSkew 1 over zones and hosts at once", func() {
+		startScheduler(scheduler.Options{})
+		names := zonedCluster()
+		podGroup(ns, "both", "default", 6)
+		pods(ns, "both", "both", 6, resources("cpu", "500m"), labelled("both"), func(p *corev1.Pod) {
+			for _, key := range []string{corev1.LabelTopologyZone, corev1.LabelHostname} {
+				p.Spec.TopologySpreadConstraints = append(p.Spec.TopologySpreadConstraints, corev1.TopologySpreadConstraint{MaxSkew: 1, TopologyKey: key,
+					WhenUnsatisfiable: corev1.DoNotSchedule, LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "both"}}})
+			}
+		})
+		// Two pods a zone; zone a's two go to its two nodes, which the hostname skew allows.
+		Eventually(zonesOf(ns, "both"), framework.Timeout, framework.Interval).Should(Equal(map[string]int{"a": 2, "b": 2, "c": 2}))
+		Expect(hostsOf(ns, "both")()).To(Equal(map[string]int{names["a1"]: 1, names["a2"]: 1, names["b1"]: 2, names["c1"]: 2}))
+	})
+
+	It("puts a pod beside the pods its preferred affinity names, and away from those its preferred anti-affinity names", func() {
+		startScheduler(scheduler.Options{})
+		names := zonedCluster()
+		// A cache pod fills half of b1, which the least-allocated score shuns.
+		pods(ns, "cache", "", 1, resources("cpu", "1"), labelled("cache"), func(p *corev1.Pod) { p.Spec.NodeName = names["b1"] })
+		// A filler fills half of a1; a small noisy pod is on a2, the emptier node of zone a.
+		pods(ns, "filler", "", 1, resources("cpu", "1"), func(p *corev1.Pod) { p.Spec.NodeName = names["a1"] })
+		pods(ns, "noisy", "", 1, resources("cpu", "100m"), labelled("noisy"), func(p *corev1.Pod) { p.Spec.NodeName = names["a2"] })
+		preferred := func(app string) corev1.WeightedPodAffinityTerm {
+			return corev1.WeightedPodAffinityTerm{Weight: 100, PodAffinityTerm: corev1.PodAffinityTerm{TopologyKey: corev1.LabelHostname,
+				LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}}}}
+		}
+		podGroup(ns, "near", "default", 1)
+		pods(ns, "near", "near", 1, resources("cpu", "500m"), func(p *corev1.Pod) {
+			p.Spec.Affinity = &corev1.Affinity{PodAffinity: &corev1.PodAffinity{PreferredDuringSchedulingIgnoredDuringExecution: []corev1.WeightedPodAffinityTerm{preferred("cache")}}}
+		})
+		Eventually(hostsOf(ns, "near"), framework.Timeout, framework.Interval).Should(Equal(map[string]int{names["b1"]: 1}))
+
+		// In zone a, preferred anti-affinity to the noisy pod picks the fuller a1.
+		podGroup(ns, "quiet", "default", 1)
+		pods(ns, "quiet", "quiet", 1, resources("cpu", "500m"), func(p *corev1.Pod) {
+			p.Spec.NodeSelector = map[string]string{corev1.LabelTopologyZone: "a"}
+			p.Spec.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{PreferredDuringSchedulingIgnoredDuringExecution: []corev1.WeightedPodAffinityTerm{preferred("noisy")}}}
+		})
+		Eventually(hostsOf(ns, "quiet"), framework.Timeout, framework.Interval).Should(Equal(map[string]int{names["a1"]: 1}))
 	})
 })
