@@ -83,6 +83,24 @@ var _ = Describe("Volumes", Label("e2e:volumes"), func() {
 		g.Expect(groups.Items).To(HaveLen(1))
 		return groups.Items[0]
 	}
+	// someUnschedulable waits until one of the namespace's PodGroups says it cannot be placed, in
+	// words that contain words.
+	someUnschedulable := func(ctx context.Context, words string) {
+		GinkgoHelper()
+		Eventually(func(g Gomega) {
+			var groups schedulingv1beta1.PodGroupList
+			g.Expect(fw.Client.List(ctx, &groups, client.InNamespace(ns))).To(Succeed())
+			var said []string
+			for _, pg := range groups.Items {
+				for _, c := range pg.Status.Conditions {
+					if c.Type == schedulingv1beta1.PodGroupUnschedulableType && c.Status == corev1.ConditionTrue {
+						said = append(said, c.Message)
+					}
+				}
+			}
+			g.Expect(said).To(ContainElement(ContainSubstring(words)))
+		}, framework.Timeout, framework.Interval).Should(Succeed())
+	}
 	unschedulable := func(ctx context.Context, words string) {
 		GinkgoHelper()
 		Eventually(func(g Gomega) {
@@ -234,19 +252,45 @@ var _ = Describe("Volumes", Label("e2e:volumes"), func() {
 
 		second := wrappers.MakeJob("second", ns).Task("worker", 1).EphemeralVolume("data", "/data", class, "1Gi").Obj()
 		Expect(fw.Client.Create(ctx, second)).To(Succeed())
+		someUnschedulable(ctx, fmt.Sprintf("%d node(s) exceed max volume count", len(nodes)))
+	})
+
+	It("places no pod whose volume is labelled with a zone no node is in, and lets one pod at a time use a ReadWriteOncePod claim", func(ctx SpecContext) {
+		class := storageClass(ctx, framework.LocalStorageClass("zoned"))
+		far := framework.LocalVolume(class+"-far", class, nodes[0], "1Gi")
+		far.Labels[corev1.LabelTopologyZone] = "zone-elsewhere"
+		Expect(fw.Client.Create(ctx, far)).To(Succeed())
+		DeferCleanup(func(ctx SpecContext) { Expect(client.IgnoreNotFound(fw.Client.Delete(ctx, far))).To(Succeed()) })
+		claim := claimOf("far", class)
+		claim.Spec.VolumeName = far.Name
+		Expect(fw.Client.Create(ctx, claim)).To(Succeed())
+		job := wrappers.MakeJob("far", ns).Task("worker", 1).ClaimedVolume("data", "/data", "far").Obj()
+		Expect(fw.Client.Create(ctx, job)).To(Succeed())
+		unschedulable(ctx, fmt.Sprintf("0/%d nodes are available: 1 node(s) had no available volume zone, %d node(s) didn't match PersistentVolume's node affinity.", len(nodes), len(nodes)-1))
+		Expect(fw.Client.Delete(ctx, job)).To(Succeed())
 		Eventually(func(g Gomega) {
 			var groups schedulingv1beta1.PodGroupList
 			g.Expect(fw.Client.List(ctx, &groups, client.InNamespace(ns))).To(Succeed())
-			var said []string
-			for _, pg := range groups.Items {
-				for _, c := range pg.Status.Conditions {
-					if c.Type == schedulingv1beta1.PodGroupUnschedulableType && c.Status == corev1.ConditionTrue {
-						said = append(said, c.Message)
-					}
-				}
-			}
-			g.Expect(said).To(ContainElement(ContainSubstring(fmt.Sprintf("%d node(s) exceed max volume count", len(nodes)))))
+			g.Expect(groups.Items).To(BeEmpty())
 		}, framework.Timeout, framework.Interval).Should(Succeed())
+
+		lone := framework.LocalVolume(class+"-lone", class, nodes[1], "1Gi")
+		lone.Spec.AccessModes = []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOncePod}
+		Expect(fw.Client.Create(ctx, lone)).To(Succeed())
+		DeferCleanup(func(ctx SpecContext) { Expect(client.IgnoreNotFound(fw.Client.Delete(ctx, lone))).To(Succeed()) })
+		single := claimOf("single", class)
+		single.Spec.AccessModes = []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOncePod}
+		Expect(fw.Client.Create(ctx, single)).To(Succeed())
+		first := wrappers.MakeJob("first", ns).Task("worker", 1).ClaimedVolume("data", "/data", "single").Obj()
+		Expect(fw.Client.Create(ctx, first)).To(Succeed())
+		Eventually(func(g Gomega) {
+			pods := jobPods(ctx, g, first)
+			g.Expect(pods).To(HaveLen(1))
+			g.Expect(pods[0].Spec.NodeName).To(Equal(nodes[1]))
+		}, framework.LongTimeout, framework.Interval).Should(Succeed())
+		second := wrappers.MakeJob("second", ns).Task("worker", 1).ClaimedVolume("data", "/data", "single").Obj()
+		Expect(fw.Client.Create(ctx, second)).To(Succeed())
+		someUnschedulable(ctx, "PersistentVolumeClaim with ReadWriteOncePod access mode already in-use by another pod")
 	})
 
 	It("places a pod whose claim is bound on the node its volume is on", func(ctx SpecContext) {

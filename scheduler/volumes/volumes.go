@@ -18,9 +18,10 @@ limitations under the License.
 // volume binder (k8s.io/kubernetes/pkg/scheduler/framework/plugins/volumebinding):
 //
 //   - a claim that is missing, being deleted, lost, or unbound with Immediate binding refuses the
-//     pod before any node is looked at;
+//     pod before any node is looked at, and so does a ReadWriteOncePod claim another pod uses;
 //   - a node whose CSI drivers can attach no more volumes (CSINode allocatable counts) is refused;
-//   - a bound claim's PersistentVolume must be reachable from the node (its node affinity);
+//   - a bound claim's PersistentVolume must be reachable from the node (its node affinity, and
+//     its zone and region labels);
 //   - an unbound WaitForFirstConsumer claim needs, on the node, an available PersistentVolume that
 //     satisfies it (class, access modes, size, selector, node affinity) or a StorageClass that can
 //     provision there (allowedTopologies, CSIStorageCapacity);
@@ -73,6 +74,8 @@ type Binder struct {
 	binder  volumebinding.SchedulerVolumeBinder
 	limits  *limits
 	pvcs    corelisters.PersistentVolumeClaimLister
+	pvs     corelisters.PersistentVolumeLister
+	pods    corelisters.PodLister
 	classes storagelisters.StorageClassLister
 	log     logr.Logger
 
@@ -153,6 +156,8 @@ func newBinder(kube kubernetes.Interface, inf informerSet, bindTimeout time.Dura
 		limits:   l,
 		pvcs:     corelisters.NewPersistentVolumeClaimLister(inf.pvcs.GetIndexer()),
 		classes:  storagelisters.NewStorageClassLister(inf.classes.GetIndexer()),
+		pvs:      corelisters.NewPersistentVolumeLister(inf.pvs.GetIndexer()),
+		pods:     corelisters.NewPodLister(inf.pods.GetIndexer()),
 		log:      log,
 		claims:   map[types.UID]*volumebinding.PodVolumeClaims{},
 		reserved: map[types.UID]*reservation{},
@@ -168,6 +173,9 @@ func (b *Binder) PreFilter(pod *corev1.Pod) error {
 	}
 	if immediate {
 		return errors.New(ReasonUnboundImmediate)
+	}
+	if b.readWriteOncePodInUse(pod) {
+		return errors.New(ReasonReadWriteOncePod)
 	}
 	claims, err := b.binder.GetPodVolumeClaims(b.log, pod)
 	if err != nil {
@@ -235,8 +243,13 @@ func (b *Binder) Filter(pod *corev1.Pod, n *api.NodeInfo) string {
 	if b.limits.exceeded(pod, n) {
 		return ReasonMaxVolumeCount
 	}
-	_, reason := b.find(pod, n.Node)
-	return reason
+	if _, reason := b.find(pod, n.Node); reason != "" {
+		return reason
+	}
+	if b.zoneConflict(pod, n.Node) {
+		return ReasonVolumeZone
+	}
+	return ""
 }
 
 func (b *Binder) find(pod *corev1.Pod, node *corev1.Node) (*volumebinding.PodVolumes, string) {

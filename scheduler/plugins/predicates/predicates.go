@@ -77,6 +77,7 @@ var VolumeReasons = []string{
 	"node(s) did not have enough free storage",
 	"node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)",
 	"node(s) exceed max volume count",
+	"node(s) had no available volume zone",
 }
 
 // acceptedKeys are the arguments known: those used, and Volcano's others, accepted for
