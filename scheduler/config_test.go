@@ -148,12 +148,14 @@ func TestUnknownPluginsAreLeftOutAndReported(t *testing.T) {
 
 func TestIgnoredArgumentsAreReported(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "scheduler.conf")
-	text := "actions: \"enqueue, allocate, preempt\"\ntiers:\n- plugins:\n  - name: gang\nconfigurations:\n- name: preempt\n  arguments:\n    enableTopologyAwarePreemption: true\n"
+	text := "actions: \"enqueue, allocate, preempt\"\ntiers:\n- plugins:\n  - name: gang\n  - name: predicates\n    arguments:\n" +
+		"      predicate.DynamicResourceAllocationEnable: true\n      predicate.GPUSharingEnable: false\n  - name: nodeorder\n    arguments:\n      imagelocality.weight: 1\n" +
+		"configurations:\n- name: preempt\n  arguments:\n    enableTopologyAwarePreemption: true\n"
 	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	s := newOffline(t, cache.New([]string{"volcano"}, schedulingv1beta1.DefaultQueue))
-	rec := events.NewFakeRecorder(10)
+	rec := events.NewFakeRecorder(20)
 	s.recorder = rec
 	s.opts.ConfigEventObject = &corev1.ObjectReference{Kind: "Pod", Namespace: "caldera-system", Name: "manager"}
 	s.configs = &configSource{s: s}
@@ -167,8 +169,14 @@ func TestIgnoredArgumentsAreReported(t *testing.T) {
 			warnings = append(warnings, e)
 		}
 	}
-	want := []string{`Warning IgnoredSchedulerArgument scheduler configuration from file ` + path + `: configurations[0].arguments.enableTopologyAwarePreemption: ` +
-		`argument "enableTopologyAwarePreemption" of action "preempt" is accepted for compatibility with Volcano and has no effect in Caldera; remove it to silence this warning`}
+	// GPU sharing is turned off, which is what Caldera does: not reported.
+	want := []string{
+		`Warning IgnoredSchedulerArgument scheduler configuration from file ` + path + `: tiers[0].plugins[1].arguments.predicate.DynamicResourceAllocationEnable: ` +
+			`argument "predicate.DynamicResourceAllocationEnable" of plugin "predicates" turns on Dynamic Resource Allocation (pods' resourceClaims are not allocated devices), which Caldera does not implement; it has no effect (remove it to silence this warning)`,
+		`Warning IgnoredSchedulerArgument scheduler configuration from file ` + path + `: tiers[0].plugins[2].arguments.imagelocality.weight: ` +
+			`argument "imagelocality.weight" of plugin "nodeorder" turns on the image-locality score, which Caldera does not implement; it has no effect (remove it to silence this warning)`,
+		`Warning IgnoredSchedulerArgument scheduler configuration from file ` + path + `: configurations[0].arguments.enableTopologyAwarePreemption: ` +
+			`argument "enableTopologyAwarePreemption" of action "preempt" is accepted for compatibility with Volcano and has no effect in Caldera; remove it to silence this warning`}
 	if diff := cmp.Diff(want, warnings); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)
 	}

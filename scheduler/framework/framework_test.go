@@ -241,7 +241,7 @@ func TestStatementCommitAndDiscard(t *testing.T) {
 type volumeLog struct{ calls []string }
 
 func (v *volumeLog) PreFilter(*corev1.Pod) error { return nil }
-func (v *volumeLog) Filter(*corev1.Pod, *api.NodeInfo) string {
+func (v *volumeLog) Filter(*corev1.Pod, *api.NodeInfo, framework.VolumeChecks) string {
 	return ""
 }
 func (v *volumeLog) Reserve(pod *corev1.Pod, node *corev1.Node) error {

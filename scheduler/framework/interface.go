@@ -23,6 +23,8 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/caldera-sh/caldera/scheduler/api"
 	"github.com/caldera-sh/caldera/scheduler/conf"
@@ -65,6 +67,10 @@ type Registry struct {
 	// configurations load unchanged but have no effect here; a configuration that sets one is
 	// reported (Config.Ignored).
 	IgnoredArguments map[string][]string
+	// IgnoredPluginArguments are, per plugin, arguments of Volcano's that ask for something
+	// Caldera does not do, each with what that is; a configuration that turns one on (true, or a
+	// number other than 0) is reported (Config.Ignored).
+	IgnoredPluginArguments map[string]map[string]string
 }
 
 // Known returns what the registry knows, for conf.Validate.
@@ -122,11 +128,12 @@ func Compile(cfg *conf.SchedulerConfiguration, reg Registry) (*Config, error) {
 	if cfg == nil {
 		return nil, errors.New("no configuration given")
 	}
+	ignored := ignoredPluginArguments(cfg, reg)
 	cfg, unknown := withoutUnknownPlugins(cfg, reg)
 	if err := conf.Validate(cfg, reg.Known()); err != nil {
 		return nil, err
 	}
-	out := &Config{Source: cfg, Tiers: cfg.Tiers, builders: reg.Plugins, Unknown: unknown}
+	out := &Config{Source: cfg, Tiers: cfg.Tiers, builders: reg.Plugins, Unknown: unknown, Ignored: ignored}
 	for i, c := range cfg.Configurations {
 		for _, key := range reg.IgnoredArguments[c.Name] {
 			if _, set := c.Arguments[key]; set {
@@ -157,17 +164,67 @@ func (u UnknownPlugin) String() string {
 	return fmt.Sprintf("%s: plugin %q is not implemented by Caldera and is left out; the configuration's other plugins run without it", u.Path, u.Name)
 }
 
-// IgnoredArgument is an action argument a configuration sets that has no effect here.
+// IgnoredArgument is an action or plugin argument a configuration sets that has no effect here.
 type IgnoredArgument struct {
 	// Path is where the configuration sets it, e.g. configurations[0].arguments.enableTopologyAwarePreemption.
 	Path string
-	// Action and Name are the action and the argument.
-	Action, Name string
+	// Action or Plugin, and Name, are the action or the plugin and the argument.
+	Action, Plugin, Name string
+	// What is what a plugin argument asks for that Caldera does not do.
+	What string
 }
 
 // String says what is ignored.
 func (a IgnoredArgument) String() string {
+	if a.Plugin != "" {
+		return fmt.Sprintf("%s: argument %q of plugin %q turns on %s, which Caldera does not implement; it has no effect (remove it to silence this warning)", a.Path, a.Name, a.Plugin, a.What)
+	}
 	return fmt.Sprintf("%s: argument %q of action %q is accepted for compatibility with Volcano and has no effect in Caldera; remove it to silence this warning", a.Path, a.Name, a.Action)
+}
+
+// ignoredPluginArguments returns the plugin arguments of cfg that turn on something Caldera
+// does not do (Registry.IgnoredPluginArguments).
+func ignoredPluginArguments(cfg *conf.SchedulerConfiguration, reg Registry) []IgnoredArgument {
+	var out []IgnoredArgument
+	for i, tier := range cfg.Tiers {
+		for j, p := range tier.Plugins {
+			what := reg.IgnoredPluginArguments[p.Name]
+			keys := make([]string, 0, len(what))
+			for key := range what {
+				keys = append(keys, key)
+			}
+			sort.Strings(keys)
+			for _, key := range keys {
+				if !turnedOn(p.Arguments[key]) {
+					continue
+				}
+				out = append(out, IgnoredArgument{Path: fmt.Sprintf("tiers[%d].plugins[%d].arguments.%s", i, j, key),
+					Plugin: p.Name, Name: key, What: what[key]})
+			}
+		}
+	}
+	return out
+}
+
+// turnedOn reports whether an argument's value asks for something: true, or a number other than 0.
+func turnedOn(v any) bool {
+	switch x := v.(type) {
+	case bool:
+		return x
+	case float64:
+		return x != 0
+	case int:
+		return x != 0
+	case int64:
+		return x != 0
+	case string:
+		if b, err := strconv.ParseBool(strings.TrimSpace(x)); err == nil {
+			return b
+		}
+		f, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
+		return err == nil && f != 0
+	}
+	return false
 }
 
 // withoutUnknownPlugins returns cfg without the plugins reg does not know, as Volcano's

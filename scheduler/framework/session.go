@@ -48,8 +48,9 @@ type Volumes interface {
 	// PreFilter says why the pod's claims let it go on no node (a claim missing, lost, being
 	// deleted, or unbound with Immediate binding), or returns nil.
 	PreFilter(pod *corev1.Pod) error
-	// Filter returns why the pod's claims cannot be satisfied on the node, or "".
-	Filter(pod *corev1.Pod, node *api.NodeInfo) string
+	// Filter returns why the pod's claims cannot be satisfied on the node, or "". The checks say
+	// which of the node-level volume filters beside binding run.
+	Filter(pod *corev1.Pod, node *api.NodeInfo, checks VolumeChecks) string
 	// Reserve assumes the pod's volumes on the node, so later placements do not count on them.
 	Reserve(pod *corev1.Pod, node *corev1.Node) error
 	// Unreserve gives back what Reserve assumed for a pod.
@@ -58,6 +59,15 @@ type Volumes interface {
 	Commit(uid types.UID)
 	// CloseSession gives back the reservations the cycle did not commit.
 	CloseSession()
+}
+
+// VolumeChecks switch the volume filters that run beside binding (the predicates plugin's
+// predicate.NodeVolumeLimitsEnable and predicate.VolumeZoneEnable).
+type VolumeChecks struct {
+	// Limits counts CSI volumes against the node's CSINode limits.
+	Limits bool
+	// Zone matches volumes' zone and region labels with the node's.
+	Zone bool
 }
 
 // SessionOption sets up a session beyond its snapshot and configuration.

@@ -70,6 +70,19 @@ func Default() framework.Registry {
 		"minCandidateNodesPercentage", "minCandidateNodesAbsolute", "maxCandidateNodesAbsolute"}
 	r.ActionArguments[preempt.Name] = func(args conf.Arguments) error { return args.CheckKeys(preemptTuning) }
 	r.IgnoredArguments = map[string][]string{preempt.Name: preemptTuning}
+	r.IgnoredPluginArguments = map[string]map[string]string{
+		predicates.Name: {
+			"predicate.DynamicResourceAllocationEnable": "Dynamic Resource Allocation (pods' resourceClaims are not allocated devices)",
+			"predicate.GPUSharingEnable":                "GPU sharing by memory",
+			"predicate.GPUNumberEnable":                 "GPU sharing by count",
+			"predicate.ProportionalEnable":              "proportional cpu and memory for GPU pods",
+		},
+		nodeorder.Name: {
+			"imagelocality.weight":  "the image-locality score",
+			"selectorspread.weight": "the selector-spread score",
+			"volumebinding.weight":  "the storage-capacity score of volume binding",
+		},
+	}
 	// Volcano's gang-aware actions are the same as preempt and reclaim here, which take victims
 	// as whole jobs or surplus pods and simulate the gang before evicting.
 	for _, alias := range []string{"gangpreempt", "gangPreempt"} {

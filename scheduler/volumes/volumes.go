@@ -59,6 +59,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/caldera-sh/caldera/scheduler/api"
+	"github.com/caldera-sh/caldera/scheduler/framework"
 )
 
 // DefaultBindTimeout is how long a pod waits for its claims to be bound before its bind is given
@@ -239,14 +240,14 @@ func (b *Binder) checkClaims(pod *corev1.Pod) (immediate bool, err error) {
 
 // Filter returns why the pod's claims cannot be satisfied on the node, or "": the node's CSI
 // drivers can attach no more volumes, or the claims' volumes cannot be had there.
-func (b *Binder) Filter(pod *corev1.Pod, n *api.NodeInfo) string {
-	if b.limits.exceeded(pod, n) {
+func (b *Binder) Filter(pod *corev1.Pod, n *api.NodeInfo, checks framework.VolumeChecks) string {
+	if checks.Limits && b.limits.exceeded(pod, n) {
 		return ReasonMaxVolumeCount
 	}
 	if _, reason := b.find(pod, n.Node); reason != "" {
 		return reason
 	}
-	if b.zoneConflict(pod, n.Node) {
+	if checks.Zone && b.zoneConflict(pod, n.Node) {
 		return ReasonVolumeZone
 	}
 	return ""

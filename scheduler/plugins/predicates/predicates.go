@@ -57,6 +57,10 @@ const (
 	// be bound (Immediate), volumes reachable from the node, volumes or provisioning available
 	// there (WaitForFirstConsumer).
 	VolumeBindingEnable = "predicate.VolumeBindingEnable"
+	// NodeVolumeLimitsEnable switches the CSI volume count filter (CSINode limits).
+	NodeVolumeLimitsEnable = "predicate.NodeVolumeLimitsEnable"
+	// VolumeZoneEnable switches the filter of volumes' zone and region labels.
+	VolumeZoneEnable = "predicate.VolumeZoneEnable"
 )
 
 // Reasons, worded as kube-scheduler words them.
@@ -84,7 +88,7 @@ var VolumeReasons = []string{
 // compatibility.
 var acceptedKeys = []string{
 	NodeAffinityEnable, TaintTolerationEnable, NodePortsEnable, PodAffinityEnable, PodTopologySpreadEnable,
-	VolumeBindingEnable, "predicate.CacheEnable", "predicate.NodeVolumeLimitsEnable", "predicate.VolumeZoneEnable",
+	VolumeBindingEnable, NodeVolumeLimitsEnable, VolumeZoneEnable, "predicate.CacheEnable",
 	"predicate.DynamicResourceAllocationEnable",
 	"predicate.ProportionalEnable", "predicate.resources", "predicate.GPUSharingEnable", "predicate.GPUNumberEnable",
 }
@@ -92,6 +96,8 @@ var acceptedKeys = []string{
 // Options switch the filters.
 type Options struct {
 	NodeAffinity, TaintToleration, NodePorts, PodAffinity, TopologySpread, VolumeBinding bool
+	// Volumes are the volume filters beside binding.
+	Volumes framework.VolumeChecks
 }
 
 type plugin struct{ opts Options }
@@ -107,7 +113,8 @@ func New(args conf.Arguments) (framework.Plugin, error) {
 		key string
 		dst *bool
 	}{{NodeAffinityEnable, &opts.NodeAffinity}, {TaintTolerationEnable, &opts.TaintToleration}, {NodePortsEnable, &opts.NodePorts}, {PodAffinityEnable, &opts.PodAffinity},
-		{PodTopologySpreadEnable, &opts.TopologySpread}, {VolumeBindingEnable, &opts.VolumeBinding}} {
+		{PodTopologySpreadEnable, &opts.TopologySpread}, {VolumeBindingEnable, &opts.VolumeBinding},
+		{NodeVolumeLimitsEnable, &opts.Volumes.Limits}, {VolumeZoneEnable, &opts.Volumes.Zone}} {
 		if *b.dst, err = args.Bool(b.key, true); err != nil {
 			return nil, err
 		}
@@ -302,7 +309,7 @@ func (f *Filter) Filter(t *api.TaskInfo, n *api.NodeInfo) string {
 		return ReasonNodePorts
 	}
 	if f.Volumes != nil && api.UsesClaims(pod) {
-		if reason := f.Volumes.Filter(pod, n); reason != "" {
+		if reason := f.Volumes.Filter(pod, n, f.opts.Volumes); reason != "" {
 			return reason
 		}
 	}

@@ -26,6 +26,7 @@ import (
 
 	"github.com/caldera-sh/caldera/scheduler/api"
 	"github.com/caldera-sh/caldera/scheduler/conf"
+	"github.com/caldera-sh/caldera/scheduler/framework"
 	st "github.com/caldera-sh/caldera/scheduler/internal/testing"
 )
 
@@ -184,7 +185,8 @@ func TestArguments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(Options{NodeAffinity: false, TaintToleration: true, NodePorts: true, PodAffinity: true, TopologySpread: true, VolumeBinding: true}, p.(*plugin).opts); diff != "" {
+	if diff := cmp.Diff(Options{NodeAffinity: false, TaintToleration: true, NodePorts: true, PodAffinity: true, TopologySpread: true, VolumeBinding: true,
+		Volumes: framework.VolumeChecks{Limits: true, Zone: true}}, p.(*plugin).opts); diff != "" {
 		t.Errorf("options mismatch (-want +got):\n%s", diff)
 	}
 	if _, err := New(conf.Arguments{"predicate.NodeAffinity": true}); err == nil {
