@@ -246,6 +246,24 @@ func TestAllocate(t *testing.T) {
 				lonePods("capped", 3)),
 			want: result{Binds: bindsOn("n1", map[string]int{"capped": 2}), Nominations: map[string]string{}, Messages: map[api.JobID]string{}},
 		},
+		"a parent queue's capability caps what its children hold together": {
+			config: allocateOnly,
+			objs: objects(st.MakeQueue("parent-a", 1).Capability(corev1.ResourceCPU, "4").Obj(),
+				st.MakeQueue("child-a", 1).Parent("parent-a").Obj(), st.MakeQueue("grandchild", 1).Parent("child-a").Obj(),
+				st.MakeNode("n1", "16", "16Gi").Obj(), lonePods("child-a", 3), lonePods("grandchild", 3)),
+			want: result{Binds: bindsOn("n1", map[string]int{"child-a": 2, "grandchild": 2}), Nominations: map[string]string{}, Messages: map[api.JobID]string{}},
+		},
+		"a job is not admitted past its parent queue's capability, and says so": {
+			config: defaultConf,
+			objs: objects(st.MakeQueue("parent-a", 1).Capability(corev1.ResourceCPU, "4").Obj(), st.MakeQueue("child-a", 1).Parent("parent-a").Obj(),
+				st.MakeNode("n1", "16", "16Gi").Obj(),
+				st.MakePodGroup("ns", "big", 6).Queue("child-a").MinResources("6", "").Obj(),
+				st.MakePod("ns", "big-0").Group("big").Req("1", "").Obj()),
+			want: result{Binds: map[string]string{}, Nominations: map[string]string{}, Messages: map[api.JobID]string{
+				"ns/big": "6 of 6 pods wait: queue resource quota insufficient: queue child-a is below queue parent-a, which can hold 4 of cpu and whose queues already hold 0 " +
+					"for running and admitted jobs; this PodGroup's minResources need 6 more; wait for their jobs to finish, or raise queue parent-a's capability, or lower minResources",
+			}},
+		},
 		"Pending PodGroups wait for enqueue when it is configured": {
 			config: `actions: "allocate"` + "\n",
 			objs: objects(queues, st.MakeNode("n1", "8", "16Gi").Obj(),

@@ -437,6 +437,12 @@ func (q *QueueWrapper) State(s schedulingv1beta1.QueueState) *QueueWrapper {
 	return q
 }
 
+// Parent sets spec.parent.
+func (q *QueueWrapper) Parent(name string) *QueueWrapper {
+	q.Spec.Parent = name
+	return q
+}
+
 // Priority sets spec.priority.
 func (q *QueueWrapper) Priority(p int32) *QueueWrapper {
 	q.Spec.Priority = p

@@ -355,6 +355,9 @@ func (p *plugin) OnSessionOpen(ssn *framework.Session) {
 	dims := Dims(&total)
 	attrs := Attrs(ssn.Queues, ssn.Snapshot.Usage, &total, &shared, p.elastic)
 	p.attrs = attrs
+	parents := cappedAncestors(ssn.Queues)
+	allocated := func(a *QueueAttr, d corev1.ResourceName) float64 { return a.Allocated[d] }
+	admitted := func(a *QueueAttr, d corev1.ResourceName) float64 { return a.Allocated[d] + a.Inqueue[d] - a.Elastic[d] }
 
 	ssn.AddQueueOrderFn(Name, func(l, r *api.QueueInfo) int {
 		if l.Priority != r.Priority {
@@ -403,8 +406,14 @@ func (p *plugin) OnSessionOpen(ssn *framework.Session) {
 		if !ok {
 			ssn.ExplainShare(t.Job, shareMessage(ssn.Queues, a, q, d, len(attrs), &total, &shared, p.elastic)+
 				fmt.Sprintf(" (pod %s requests %s)", t.Name, api.FormatAmount(d, t.Resreq.Get(d))))
+			return false
 		}
-		return ok
+		if anc, d, held := parents.over(q.Name, t.Resreq, attrs, dims, allocated); anc != nil {
+			ssn.ExplainShare(t.Job, parentFullMessage(q.Name, anc, d, held)+
+				fmt.Sprintf(" (pod %s requests %s)", t.Name, api.FormatAmount(d, t.Resreq.Get(d))))
+			return false
+		}
+		return true
 	}
 	ssn.AddAllocatableFn(Name, allocatable)
 	ssn.AddPreemptiveFn(Name, func(q *api.QueueInfo, t *api.TaskInfo) bool {
@@ -475,6 +484,10 @@ func (p *plugin) OnSessionOpen(ssn *framework.Session) {
 				others = GuaranteedTo(ssn.Queues, q.Name, d)
 			}
 			ssn.Explain(j.UID, QuotaMessage(q.Name, d, a.Capability[d], base[d], needs(j), j.MinResources.Get(d), total.Get(d), others))
+			return framework.Reject
+		}
+		if anc, d, held := parents.over(q.Name, j.MinResources, attrs, dims, admitted); anc != nil {
+			ssn.Explain(j.UID, parentQuotaMessage(q.Name, anc, d, held, needs(j), j.MinResources.Get(d)))
 			return framework.Reject
 		}
 		return framework.Permit
