@@ -40,6 +40,9 @@ type cause struct {
 	// words are what the pod's event, its PodScheduled condition and the PodGroup's Unschedulable
 	// condition say.
 	words string
+	// job is set for a cause of the whole job (its PodGroup), which the PodGroup's condition and
+	// event say rather than its pods.
+	job bool
 }
 
 // causeCluster builds the cluster of one cause in the spec's namespace.
@@ -162,10 +165,15 @@ var _ = Describe("Unschedulable causes", func() {
 				}
 				return cond.Message
 			}, framework.Timeout, framework.Interval).Should(ContainSubstring(tc.words))
-			Eventually(podScheduled(c.ns, "p-0"), framework.Timeout, framework.Interval).Should(
-				And(HavePrefix("False/Unschedulable: "), ContainSubstring(tc.words)))
-			Eventually(eventsAbout(c.ns, "p-0"), framework.Timeout, framework.Interval).Should(ContainElement(
-				And(HavePrefix("FailedScheduling: "), ContainSubstring(tc.words))))
+			if tc.job {
+				Eventually(eventsAbout(c.ns, "pg"), framework.Timeout, framework.Interval).Should(ContainElement(
+					And(HavePrefix("Unschedulable: "), ContainSubstring(tc.words))))
+			} else {
+				Eventually(podScheduled(c.ns, "p-0"), framework.Timeout, framework.Interval).Should(
+					And(HavePrefix("False/Unschedulable: "), ContainSubstring(tc.words)))
+				Eventually(eventsAbout(c.ns, "p-0"), framework.Timeout, framework.Interval).Should(ContainElement(
+					And(HavePrefix("FailedScheduling: "), ContainSubstring(tc.words))))
+			}
 			Expect(boundCount(c.ns, "p-")()).To(Equal(0))
 		},
 		Entry("cpu", cause{setup: func(c *causeCluster) {
@@ -248,6 +256,11 @@ var _ = Describe("Unschedulable causes", func() {
 			})
 			c.pod(withClaim("going"))
 		}, words: `persistentvolumeclaim "going" is being deleted`}),
+		Entry("a PriorityClass that does not exist", cause{setup: func(c *causeCluster) {
+			c.node()
+			podGroup(c.ns, "pg", "default", 1, func(pg *schedulingv1beta1.PodGroup) { pg.Spec.PriorityClassName = "nowhere" })
+			pods(c.ns, "p", "pg", 1, resources("cpu", "1"))
+		}, words: `PriorityClass "nowhere" not found: create it`, job: true}),
 		Entry("a missing claim", cause{setup: func(c *causeCluster) {
 			c.node()
 			c.pod(withClaim("nowhere"))

@@ -55,6 +55,9 @@ type JobInfo struct {
 	Phase schedulingv1beta1.PodGroupPhase
 	// Priority is the job's priority (its PriorityClass's value).
 	Priority int32
+	// MissingPriorityClass is the PriorityClass the PodGroup names when no such class exists;
+	// the job waits for it, as a pod naming one is refused.
+	MissingPriorityClass string
 	// MinAvailable is the number of tasks that must be placed together.
 	MinAvailable int32
 	// TaskMinAvailable is, per task role, the number of its tasks that must be placed together.

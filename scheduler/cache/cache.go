@@ -92,7 +92,7 @@ type Cache struct {
 
 	notify chan struct{}
 	// capacityEpoch counts the changes that may give room to jobs that did not fit: a pod leaving
-	// a node, a node added or changed, a queue changed.
+	// a node, a node added or changed, a queue changed, a PodGroup gone or no longer admitted.
 	capacityEpoch uint64
 }
 
@@ -139,8 +139,9 @@ func (c *Cache) kick() {
 }
 
 // CapacityEpoch returns a counter that grows whenever room may have been freed: a pod left a node,
-// a node was added or changed, a queue changed, a PodDisruptionBudget allows more disruptions
-// (or covers other pods) or is gone.
+// a node was added or changed, a queue changed, a PodGroup is gone or no longer admitted (its
+// queue's room for it is free), a PodDisruptionBudget allows more disruptions (or covers other
+// pods) or is gone.
 func (c *Cache) CapacityEpoch() uint64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -338,10 +339,19 @@ func (c *Cache) repriorityLocked(class string, defaultChanged bool) {
 		}
 		if pg.Spec.PriorityClassName == class || (defaultChanged && pg.Spec.PriorityClassName == "") {
 			j.Priority = c.priorityOfLocked(pg.Spec.PriorityClassName)
+			j.MissingPriorityClass = c.missingClassLocked(pg.Spec.PriorityClassName)
 			c.dirtyJobs[id] = struct{}{}
 		}
 	}
 	c.kick()
+}
+
+// missingClassLocked returns class when it names a PriorityClass that does not exist.
+func (c *Cache) missingClassLocked(class string) string {
+	if _, ok := c.priorityClasses[class]; class != "" && !ok {
+		return class
+	}
+	return ""
 }
 
 func (c *Cache) priorityOfLocked(class string) int32 {
@@ -404,6 +414,10 @@ func (c *Cache) AddPodGroup(pg *schedulingv1beta1.PodGroup) {
 	id := api.GroupJobID(pg.Namespace, pg.Name)
 	old := c.podGroups[id]
 	c.podGroups[id] = pg
+	if old != nil && holdsRoom(old.Status.Phase) && !holdsRoom(pg.Status.Phase) {
+		// It gave back the room its queue held for it.
+		c.capacityEpoch++
+	}
 	j, ok := c.jobs[id]
 	if !ok {
 		j = api.NewJobInfo(id)
@@ -420,6 +434,11 @@ func (c *Cache) AddPodGroup(pg *schedulingv1beta1.PodGroup) {
 	}
 }
 
+// holdsRoom reports whether a PodGroup in the phase holds room in its queue (it was admitted).
+func holdsRoom(p schedulingv1beta1.PodGroupPhase) bool {
+	return p == schedulingv1beta1.PodGroupInqueue || p == schedulingv1beta1.PodGroupRunning || p == schedulingv1beta1.PodGroupUnknown
+}
+
 // DeletePodGroup forgets a PodGroup; its pods wait for a new one.
 func (c *Cache) DeletePodGroup(namespace, name string) {
 	c.mu.Lock()
@@ -427,6 +446,8 @@ func (c *Cache) DeletePodGroup(namespace, name string) {
 	id := api.GroupJobID(namespace, name)
 	delete(c.podGroups, id)
 	delete(c.assumedPhase, id)
+	// Its queue no longer holds room for it: a job that could not be admitted may be now.
+	c.capacityEpoch++
 	if j, ok := c.jobs[id]; ok {
 		j.PodGroup = nil
 		if len(j.Tasks) == 0 {
@@ -460,6 +481,7 @@ func (c *Cache) applyPodGroupLocked(j *api.JobInfo, pg *schedulingv1beta1.PodGro
 		j.MinResources = &r
 	}
 	j.Priority = c.priorityOfLocked(pg.Spec.PriorityClassName)
+	j.MissingPriorityClass = c.missingClassLocked(pg.Spec.PriorityClassName)
 	j.CreationTime = pg.CreationTimestamp.Time
 	j.WaitingTime = waitingTime(pg.Annotations)
 	j.Preemptable = true

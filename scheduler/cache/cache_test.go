@@ -580,3 +580,30 @@ func TestNominationEndsWithTheBind(t *testing.T) {
 		t.Errorf("after a failed bind: status %v, nominated %q; want Pending and none", got.Status, got.NominatedNode)
 	}
 }
+
+// A PodGroup that gives back the room its queue held for it (deleted, or no longer admitted)
+// may let a job that could not be admitted in: the capacity epoch says so.
+func TestPodGroupsGivingBackRoomAdvanceTheCapacityEpoch(t *testing.T) {
+	c := st.NewCache(t)
+	steps := []struct {
+		name string
+		do   func()
+		want bool
+	}{
+		{name: "created Pending", do: func() { c.AddPodGroup(st.MakePodGroup("ns", "pg", 1).Obj()) }},
+		{name: "admitted", do: func() { c.AddPodGroup(st.MakePodGroup("ns", "pg", 1).Phase(schedulingv1beta1.PodGroupInqueue).Obj()) }},
+		{name: "running", do: func() { c.AddPodGroup(st.MakePodGroup("ns", "pg", 1).Phase(schedulingv1beta1.PodGroupRunning).Obj()) }},
+		{name: "completed", do: func() { c.AddPodGroup(st.MakePodGroup("ns", "pg", 1).Phase(schedulingv1beta1.PodGroupCompleted).Obj()) }, want: true},
+		{name: "admitted again, then deleted", do: func() {
+			c.AddPodGroup(st.MakePodGroup("ns", "pg", 1).Phase(schedulingv1beta1.PodGroupInqueue).Obj())
+			c.DeletePodGroup("ns", "pg")
+		}, want: true},
+	}
+	for _, step := range steps {
+		epoch := c.CapacityEpoch()
+		step.do()
+		if got := c.CapacityEpoch() != epoch; got != step.want {
+			t.Errorf("%s: epoch advanced %v, want %v", step.name, got, step.want)
+		}
+	}
+}

@@ -57,6 +57,9 @@ const (
 	NotEnoughResourcesReason = "NotEnoughResources"
 	// NotEnoughPodsReason means fewer pods exist than spec.minMember.
 	NotEnoughPodsReason = "NotEnoughTasks"
+	// PriorityClassNotFoundReason means the PodGroup's spec.priorityClassName names no
+	// PriorityClass.
+	PriorityClassNotFoundReason = "PriorityClassNotFound"
 	// NotEnoughPodsOfTaskReason means fewer pods of a task exist than spec.minTaskMember.
 	NotEnoughPodsOfTaskReason = "NotEnoughPodsOfTask"
 	// QueueNotFoundReason means the PodGroup's queue does not exist.

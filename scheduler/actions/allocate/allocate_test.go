@@ -410,6 +410,8 @@ func TestUnschedulableCauses(t *testing.T) {
 			want: "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) didn't match pod topology spread constraints."},
 		"invalid affinity selector":         {objs: objects(node().Obj(), group, badSelector), want: "has an invalid pod (anti-)affinity label selector"},
 		"affinity term without topologyKey": {objs: objects(node().Obj(), group, noKey), want: "has a required pod (anti-)affinity term without a topologyKey"},
+		"missing PriorityClass": {objs: objects(node().Obj(), st.MakePodGroup("ns", "pg", 1).Phase(schedulingv1beta1.PodGroupInqueue).PriorityClass("nope").Obj(), pod().Obj()),
+			want: `PriorityClass "nope" not found: create it, or name an existing class in spec.priorityClassName`},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -20,6 +20,9 @@ limitations under the License.
 package priority
 
 import (
+	"fmt"
+
+	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
 	"github.com/caldera-sh/caldera/scheduler/api"
 	"github.com/caldera-sh/caldera/scheduler/conf"
 	"github.com/caldera-sh/caldera/scheduler/framework"
@@ -44,9 +47,23 @@ func (p *plugin) OnSessionOpen(ssn *framework.Session) {
 		return Preemptable(ssn.Jobs, preemptor, candidates), false
 	})
 	ssn.AddJobStarvingFn(Name, JobStarving)
+	ssn.AddJobValidFn(Name, Valid)
 }
 
 func (p *plugin) OnSessionClose(*framework.Session) {}
+
+// Valid holds a job whose PodGroup names a PriorityClass that does not exist: its priority is
+// not known, as the API server refuses a pod naming such a class.
+func Valid(j *api.JobInfo) *framework.ValidateResult {
+	if j.MissingPriorityClass == "" {
+		return nil
+	}
+	return &framework.ValidateResult{
+		Reason: schedulingv1beta1.PriorityClassNotFoundReason,
+		Message: fmt.Sprintf("PriorityClass %q not found: create it, or name an existing class in spec.priorityClassName (the job's, which its PodGroup copies)",
+			j.MissingPriorityClass),
+	}
+}
 
 // TaskOrder puts the higher-priority task first.
 func TaskOrder(l, r *api.TaskInfo) int { return compare(l.Priority, r.Priority) }
