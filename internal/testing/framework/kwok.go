@@ -51,8 +51,13 @@ func StagesPath() string {
 	return filepath.Join(RepoRoot(), "config", "kwok", "stages.yaml")
 }
 
+// ConfigurationPath is the file of KWOK's own options for Caldera's control planes.
+func ConfigurationPath() string {
+	return filepath.Join(RepoRoot(), "config", "kwok", "configuration.yaml")
+}
+
 // startKWOK starts kwok from the assets folder against the API server of cfg, with the stages of
-// StagesPath, managing the nodes annotated KWOKNodeAnnotation=KWOKNodeAnnotationValue. Its
+// StagesPath and the options of ConfigurationPath, managing the nodes annotated KWOKNodeAnnotation=KWOKNodeAnnotationValue. Its
 // kubeconfig and log go into dir.
 func startKWOK(assets, dir string, cfg *rest.Config, podStartDelay time.Duration, attachOutput bool) (*Process, error) {
 	binary := filepath.Join(assets, "kwok")
@@ -80,6 +85,7 @@ func startKWOK(assets, dir string, cfg *rest.Config, podStartDelay time.Duration
 	cmd := exec.Command(binary,
 		"--kubeconfig", kubeconfig,
 		"--config", stages,
+		"--config", ConfigurationPath(),
 		"--manage-nodes-with-annotation-selector", KWOKNodeAnnotation+"="+KWOKNodeAnnotationValue,
 		"--cidr", kwokPodCIDR,
 	)
