@@ -180,6 +180,14 @@ func (r *JobFlowReconciler) retain(ctx context.Context, run *flowRun) error {
 	if jobflow.FlowPhase(run.jf, run.jobs, completed, run.plan.Skipped) != flowv1alpha1.Succeed {
 		return nil
 	}
+	// A job goes only once the stored status records it Completed: that record is all that
+	// says a deleted job ran. A job seen Completed for the first time waits for this reconcile's
+	// status write, whose event brings the flow back.
+	for _, job := range run.jobs {
+		if !jobflow.RecordedCompleted(run.jf, job.Name) {
+			return nil
+		}
+	}
 	for _, job := range run.jobs {
 		if !job.DeletionTimestamp.IsZero() {
 			continue

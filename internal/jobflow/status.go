@@ -38,6 +38,17 @@ type StatusInput struct {
 	Now time.Time
 }
 
+// RecordedCompleted reports whether the flow's stored status records the job named name as
+// Completed.
+func RecordedCompleted(jf *flowv1alpha1.JobFlow, name string) bool {
+	for _, js := range jf.Status.JobStatusList {
+		if js.Name == name && js.State == batchv1alpha1.Completed {
+			return true
+		}
+	}
+	return false
+}
+
 // DeletedCompleted returns the flows whose job completed and is gone since (deleted by
 // jobRetainPolicy delete), from status.jobStatusList: they are not created again.
 func DeletedCompleted(jf *flowv1alpha1.JobFlow, jobs map[string]*batchv1alpha1.Job) map[string]bool {
@@ -46,11 +57,8 @@ func DeletedCompleted(jf *flowv1alpha1.JobFlow, jobs map[string]*batchv1alpha1.J
 		if jobs[f.Name] != nil {
 			continue
 		}
-		name := JobName(jf.Name, f.Name)
-		for _, js := range jf.Status.JobStatusList {
-			if js.Name == name && js.State == batchv1alpha1.Completed {
-				done[f.Name] = true
-			}
+		if RecordedCompleted(jf, JobName(jf.Name, f.Name)) {
+			done[f.Name] = true
 		}
 	}
 	return done
