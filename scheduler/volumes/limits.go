@@ -25,7 +25,6 @@ import (
 	corelisters "k8s.io/client-go/listers/core/v1"
 	storagelisters "k8s.io/client-go/listers/storage/v1"
 	toolscache "k8s.io/client-go/tools/cache"
-	"k8s.io/component-helpers/storage/ephemeral"
 	"k8s.io/component-helpers/storage/volume"
 
 	"github.com/caldera-sh/caldera/scheduler/api"
@@ -128,17 +127,7 @@ func (l *limits) exceeded(pod *corev1.Pod, n *api.NodeInfo) bool {
 
 // volumesOf adds to out, keyed driver/handle, the CSI volumes of the pod's claims.
 func (l *limits) volumesOf(pod *corev1.Pod, out map[string]string) {
-	for i := range pod.Spec.Volumes {
-		vol := &pod.Spec.Volumes[i]
-		var name string
-		switch {
-		case vol.PersistentVolumeClaim != nil:
-			name = vol.PersistentVolumeClaim.ClaimName
-		case vol.Ephemeral != nil:
-			name = ephemeral.VolumeClaimName(pod, vol)
-		default:
-			continue
-		}
+	for _, name := range claimNames(pod) {
 		pvc, err := l.pvcs.PersistentVolumeClaims(pod.Namespace).Get(name)
 		if err != nil {
 			continue
