@@ -72,7 +72,6 @@ func startControllerManager(c controllerManagerConfig) (*Process, error) {
 		"--cluster-name=caldera",
 		"--kube-api-qps=200",
 		"--kube-api-burst=400",
-		"--concurrent-gc-syncs=10",
 		"--v=1",
 	)
 	cmd.Dir = c.dir

@@ -93,6 +93,12 @@ type Framework struct {
 	// temporary folders that Stop removes.
 	Dir string
 
+	// AuditLog, when set, is a file the API server writes an audit record to (JSON lines, level
+	// Metadata) for every request that writes (create, update, patch, delete, deletecollection),
+	// with the verb, the resource and subresource, the object's name, the response code and the
+	// client's user agent: what benchmarks count writes with, and what tells who deleted a pod.
+	AuditLog string
+
 	// ManagerCache are the cache options of the managers StartManager makes; suites that run
 	// Caldera's controllers set controllers.CacheOptions(), as cmd/manager does.
 	ManagerCache cache.Options
@@ -183,6 +189,15 @@ func (f *Framework) Start() error {
 		// envtest turns the ServiceAccount admission plugin off because nothing would make the
 		// "default" ServiceAccounts; kube-controller-manager does, so it is on as in a cluster.
 		apiServer.Configure().Set("disable-admission-plugins", "")
+	}
+	if f.AuditLog != "" {
+		policy, err := f.writeAuditPolicy()
+		if err != nil {
+			return err
+		}
+		apiServer.Configure().Set("audit-policy-file", policy)
+		apiServer.Configure().Set("audit-log-path", f.AuditLog)
+		apiServer.Configure().Set("audit-log-format", "json")
 	}
 	for name, value := range f.APIServerFlags {
 		apiServer.Configure().Set(name, value)
