@@ -228,7 +228,7 @@ func (r *JobReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&corev1.Pod{}, r.podHandler()).
 		Watches(&schedulingv1beta1.PodGroup{}, r.podGroupHandler()).
 		Watches(&busv1alpha1.Command{}, handler.EnqueueRequestsFromMapFunc(commandToJob)).
-		Watches(&schedulingv1beta1.Queue{}, handler.EnqueueRequestsFromMapFunc(r.queueToJobs)).
+		Watches(&schedulingv1beta1.Queue{}, handler.EnqueueRequestsFromMapFunc(r.queueToJobs), builder.WithPredicates(queueOpensOrCloses)).
 		Watches(&corev1.PersistentVolumeClaim{}, handler.EnqueueRequestsFromMapFunc(r.claimToJobs)).
 		Owns(&corev1.ConfigMap{}).
 		Owns(&corev1.Service{}).
@@ -333,10 +333,26 @@ func (r *JobReconciler) podGroupHandler() handler.EventHandler {
 	}
 }
 
+// queueOpensOrCloses passes the Queue events a job waiting on its queue cares about: a queue
+// made or deleted, its spec changed, or its state changed. The scheduler rewrites a queue's
+// counters with every admission; those pass no event, so a busy queue does not make every one of
+// its jobs be looked at again.
+var queueOpensOrCloses = predicate.Funcs{
+	UpdateFunc: func(e event.UpdateEvent) bool {
+		old, okOld := e.ObjectOld.(*schedulingv1beta1.Queue)
+		cur, okCur := e.ObjectNew.(*schedulingv1beta1.Queue)
+		if !okOld || !okCur {
+			return true
+		}
+		return old.Generation != cur.Generation || old.Status.State != cur.Status.State
+	},
+}
+
 // queueToJobs enqueues the jobs of a queue that wait on it (their queue was missing or closed).
 func (r *JobReconciler) queueToJobs(ctx context.Context, o client.Object) []reconcile.Request {
 	jobs := &batchv1alpha1.JobList{}
-	if err := r.Client.List(ctx, jobs, client.MatchingFields{jobQueueKey: o.GetName()}); err != nil {
+	// The jobs are only read: no copy of each.
+	if err := r.Client.List(ctx, jobs, client.MatchingFields{jobQueueKey: o.GetName()}, client.UnsafeDisableDeepCopy); err != nil {
 		return nil
 	}
 	var reqs []reconcile.Request
@@ -351,7 +367,7 @@ func (r *JobReconciler) queueToJobs(ctx context.Context, o client.Object) []reco
 // claimToJobs enqueues the jobs of a namespace that wait for a claim to exist.
 func (r *JobReconciler) claimToJobs(ctx context.Context, o client.Object) []reconcile.Request {
 	jobs := &batchv1alpha1.JobList{}
-	if err := r.Client.List(ctx, jobs, client.InNamespace(o.GetNamespace())); err != nil {
+	if err := r.Client.List(ctx, jobs, client.InNamespace(o.GetNamespace()), client.UnsafeDisableDeepCopy); err != nil {
 		return nil
 	}
 	var reqs []reconcile.Request

@@ -589,17 +589,37 @@ func (rc *jobRun) releaseJob(ctx context.Context) error {
 		}
 		rc.podGroup = nil
 	}
+	if len(job.Spec.Plugins) == 0 && !hasPluginRecords(job) {
+		// No plugin ever made objects for this job: nothing to look up (a Secret or ConfigMap
+		// the cache does not hold would be read from the API server).
+		return nil
+	}
 	for _, o := range pluginObjects(job) {
 		if err := rc.deleteOwned(ctx, o); err != nil {
 			return err
 		}
 	}
 	for k := range job.Status.ControlledResources {
-		if len(k) > len("plugin-") && k[:len("plugin-")] == "plugin-" {
+		if isPluginRecord(k) {
 			delete(job.Status.ControlledResources, k)
 		}
 	}
 	return nil
+}
+
+// isPluginRecord reports whether a status.controlledResources key records a plugin's objects.
+func isPluginRecord(key string) bool {
+	return len(key) > len("plugin-") && key[:len("plugin-")] == "plugin-"
+}
+
+// hasPluginRecords reports whether status.controlledResources records objects a plugin made.
+func hasPluginRecords(job *batchv1alpha1.Job) bool {
+	for k := range job.Status.ControlledResources {
+		if isPluginRecord(k) {
+			return true
+		}
+	}
+	return false
 }
 
 // pluginObjects are the keys of the objects the job plugins make for a job.
