@@ -56,7 +56,7 @@ func (t *countingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 
 // BenchmarkJobPods measures, on a real API server, how long the job controller takes to create
 // a job's pods and how many API requests it sends per pod: one job of 1000 replicas, and 1000
-// jobs of one replica. Run it with: make bench, or
+// jobs of one replica. Run it with: make bench-go, or
 //
 //	go test -run '^$' -bench BenchmarkJobPods -benchtime 1x ./controllers/
 func BenchmarkJobPods(b *testing.B) {
@@ -73,7 +73,7 @@ func BenchmarkJobPods(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := controllers.Setup(mgr, controllers.Options{SchedulerNames: []string{"volcano"}, JobWorkers: 3}); err != nil {
+	if err := controllers.Setup(mgr, controllers.Options{SchedulerNames: []string{"volcano"}}); err != nil {
 		b.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())

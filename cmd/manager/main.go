@@ -49,6 +49,7 @@ type options struct {
 	metricsAddr      string
 	metricsSecure    bool
 	probeAddr        string
+	pprofAddr        string
 	leaderElect      bool
 	leaderElectionNS string
 	schedulerNames   string
@@ -77,10 +78,11 @@ func parseFlags() *options {
 	flag.StringVar(&o.metricsAddr, "metrics-bind-address", ":8443", "Address the metrics endpoint binds to; 0 turns it off.")
 	flag.BoolVar(&o.metricsSecure, "metrics-secure", true, "Serve /metrics over HTTPS to clients whose token may get the non-resource URL /metrics (checked with TokenReview and SubjectAccessReview); false serves plain HTTP to anyone, for local runs.")
 	flag.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "Address the health probes bind to; 0 turns them off.")
+	flag.StringVar(&o.pprofAddr, "pprof-bind-address", "", "Address Go's profiling endpoints (/debug/pprof) bind to, for example 127.0.0.1:6060; empty or 0 turns them off.")
 	flag.BoolVar(&o.leaderElect, "leader-elect", true, "Elect a leader so that only one manager acts at a time; --leader-elect=false for a lone local run.")
 	flag.StringVar(&o.leaderElectionNS, "leader-election-namespace", "", "Namespace of the leader-election lease; empty means the manager's own namespace.")
 	flag.StringVar(&o.schedulerNames, "scheduler-name", "volcano", "Comma-separated scheduler names this manager serves; the first is the default schedulerName of job pods.")
-	flag.IntVar(&o.jobWorkers, "job-workers", 3, "Number of jobs reconciled at once.")
+	flag.IntVar(&o.jobWorkers, "job-workers", controllers.DefaultJobWorkers, "Number of jobs reconciled at once.")
 	flag.BoolVar(&o.enableScheduler, "enable-scheduler", true, "Run the gang/queue scheduler in this manager (leader-elected).")
 	flag.StringVar(&o.schedulerConf, "scheduler-conf", "", "File holding the scheduler configuration in Volcano's format, reloaded when it changes; empty means Volcano's default configuration.")
 	flag.DurationVar(&o.schedulePeriod, "schedule-period", scheduler.DefaultSchedulePeriod, "Longest time between two scheduling cycles; a change in the cluster starts one sooner.")
@@ -142,6 +144,7 @@ func run() error {
 		Cache:                   controllers.CacheOptions(),
 		WebhookServer:           webhookServer,
 		Metrics:                 metricsOptions(o.metricsAddr, o.metricsSecure),
+		PprofBindAddress:        o.pprofAddr,
 		HealthProbeBindAddress:  o.probeAddr,
 		LeaderElection:          o.leaderElect,
 		LeaderElectionID:        "caldera-manager.volcano.sh",
