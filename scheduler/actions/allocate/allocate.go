@@ -24,6 +24,8 @@ package allocate
 
 import (
 	"fmt"
+	"slices"
+	"sort"
 
 	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
 	"github.com/caldera-sh/caldera/scheduler/api"
@@ -74,6 +76,9 @@ func (a *action) Execute(ssn *framework.Session) {
 		}
 		return false
 	})
+	// untried holds, per job that had a turn and still has tasks to try, those tasks.
+	untried := map[api.JobID][]*api.TaskInfo{}
+	promised := newPromises(ssn)
 	for q, js, ok := turns.Next(); ok; q, js, ok = turns.Next() {
 		if ssn.Overused(q) {
 			note := ssn.QueueNote(q.Name)
@@ -85,9 +90,30 @@ func (a *action) Execute(ssn *framework.Session) {
 			}
 			continue
 		}
-		Job(ssn, q, js[0])
-		turns.Again(q, js[1:])
+		j, others := js[0], js[1:]
+		tasks, ok := untried[j.UID]
+		if !ok {
+			tasks = ssn.PendingTasks(j, false)
+		}
+		left := Job(ssn, q, j, tasks, promised)
+		promised.update(ssn, j)
+		if len(left) > 0 {
+			// The job met its minimum with tasks to spare: it waits for its next turn behind
+			// the jobs its queue's order now puts first (its share grew), as in Volcano, so
+			// that the jobs admitted beside it get their minimum before it grows further.
+			untried[j.UID] = left
+			others = insertInJobOrder(ssn, others, j)
+		} else {
+			delete(untried, j.UID)
+		}
+		turns.Again(q, others)
 	}
+}
+
+// insertInJobOrder puts j into jobs, which are in job order, at its place in that order.
+func insertInJobOrder(ssn *framework.Session, jobs []*api.JobInfo, j *api.JobInfo) []*api.JobInfo {
+	at := sort.Search(len(jobs), func(i int) bool { return ssn.JobOrderFn(j, jobs[i]) })
+	return slices.Insert(slices.Clone(jobs), at, j)
 }
 
 // hasPendingWork reports whether a job has a pending task that requests something (those that
@@ -96,14 +122,31 @@ func hasPendingWork(j *api.JobInfo) bool {
 	return j.Count(api.Pending) > j.PendingBestEffortNum()
 }
 
-// Job tries to place a job's pending tasks and commits, keeps or undoes the placements
-// as the job's readiness decides. It reports whether the placements were committed.
-func Job(ssn *framework.Session, q *api.QueueInfo, j *api.JobInfo) bool {
+// Job tries to place tasks, a job's pending tasks in task order, and commits, keeps or undoes
+// the placements as the job's readiness decides. Once a placement makes the job ready (its gang
+// is met) it stops, commits and returns the tasks it has not tried: the job's further tasks wait
+// for its next turn, one task a turn, so that jobs share what is left in job order instead of
+// the first one taking it all.
+//
+// A task beyond the job's minimum is placed only where it leaves room for the minimums of the
+// other admitted jobs (see promises); when it would not, the job stops growing this cycle and
+// says so.
+func Job(ssn *framework.Session, q *api.QueueInfo, j *api.JobInfo, tasks []*api.TaskInfo, promised *promises) (untried []*api.TaskInfo) {
 	stmt := ssn.NewStatement()
 	search := framework.NewNodeSearch()
-	tasks := ssn.PendingTasks(j, false)
 	explained := false
 	for i, t := range tasks {
+		if ssn.JobReady(j) {
+			if ok, held := promised.allows(ssn, j, t.Resreq); !ok {
+				// Every pod left says why, on its PodScheduled condition.
+				fe := &api.FitErrors{Err: fmt.Sprintf("the pod is beyond its job's minimum and the free resources are promised "+
+					"to admitted jobs that have not started yet (%s); it waits until they have", held)}
+				for _, rest := range tasks[i:] {
+					ssn.RecordFitErrors(rest, fe)
+				}
+				break
+			}
+		}
 		// Stop when the gang can no longer be met with the tasks left.
 		left := int32(len(tasks) - i)
 		if j.ReadyTaskNum()+j.WaitingTaskNum()+j.PendingBestEffortNum()+left < j.MinAvailable {
@@ -132,16 +175,20 @@ func Job(ssn *framework.Session, q *api.QueueInfo, j *api.JobInfo) bool {
 		}
 		if err != nil {
 			ssn.Log.Error(err, "placing a task", "task", t.Namespace+"/"+t.Name, "node", p.Node.Name)
+			continue
+		}
+		if i+1 < len(tasks) && !p.Pipelined && ssn.JobReady(j) {
+			stmt.Commit()
+			return tasks[i+1:]
 		}
 	}
 	switch {
 	case ssn.JobReady(j):
 		stmt.Commit()
-		return true
 	case ssn.JobPipelined(j):
 		stmt.Keep()
 	default:
 		stmt.Discard()
 	}
-	return false
+	return nil
 }

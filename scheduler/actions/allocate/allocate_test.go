@@ -425,3 +425,95 @@ func TestUnschedulableCauses(t *testing.T) {
 		})
 	}
 }
+
+// TestAllocateSharesAfterTheGang: jobs admitted together each get their minimum before any of
+// them grows beyond it, then grow one task a turn in job order (Volcano's "Schedule Multiple
+// Jobs": three jobs as large as the cluster, each of minAvailable 2, all run).
+func TestAllocateSharesAfterTheGang(t *testing.T) {
+	cases := map[string]struct {
+		nodes []any
+		want  map[string]int
+	}{
+		"room for the three minimums only": {
+			nodes: []any{st.MakeNode("n1", "3", "8Gi").Obj(), st.MakeNode("n2", "3", "8Gi").Obj()},
+			want:  map[string]int{"a": 2, "b": 2, "c": 2},
+		},
+		"room for the minimums and three more: one more each": {
+			nodes: []any{st.MakeNode("n1", "5", "8Gi").Obj(), st.MakeNode("n2", "4", "8Gi").Obj()},
+			want:  map[string]int{"a": 3, "b": 3, "c": 3},
+		},
+		"room for everything": {
+			nodes: []any{st.MakeNode("n1", "8", "16Gi").Obj(), st.MakeNode("n2", "8", "16Gi").Obj()},
+			want:  map[string]int{"a": 4, "b": 4, "c": 4},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			objs := objects([]any{st.MakeQueue("default", 1).Obj()}, tc.nodes,
+				gang("ns", "a", 4, "1", 2), gang("ns", "b", 4, "1", 2), gang("ns", "c", 4, "1", 2))
+			got := map[string]int{}
+			for pod := range run(t, defaultConf, objs).Binds {
+				got[strings.TrimPrefix(pod, "ns/")[:1]]++
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("pods bound per job (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestAllocateKeepsAdmittedMinimums: a job's pods beyond its minimum do not take the room an
+// admitted job still needs for its own minimum, even before that job's pods exist; the pods
+// left say why.
+func TestAllocateKeepsAdmittedMinimums(t *testing.T) {
+	const held = "the pod is beyond its job's minimum and the free resources are promised to admitted jobs " +
+		"that have not started yet (ns/later); it waits until they have"
+	cases := map[string]struct {
+		config string
+		later  []any
+		want   int
+		// wantHeld is the message of the pods held back, "" when none is.
+		wantHeld string
+	}{
+		"no other job: the elastic job takes the cluster": {config: allocateOnly, want: 4},
+		"an admitted job without pods yet keeps its 2 cpu": {
+			config:   allocateOnly,
+			later:    []any{st.MakePodGroup("ns", "later", 2).Phase(schedulingv1beta1.PodGroupInqueue).MinResources("2", "").Obj()},
+			want:     2,
+			wantHeld: held,
+		},
+		"a job that cannot be admitted holds nothing": {
+			config: defaultConf,
+			later:  []any{st.MakePodGroup("ns", "later", 2).MinResources("5", "").Obj()},
+			want:   4,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			objs := objects([]any{st.MakeQueue("default", 1).Obj()}, st.MakeNode("n1", "2", "8Gi").Obj(), st.MakeNode("n2", "2", "8Gi").Obj(),
+				gang("ns", "a", 4, "1", 2), tc.later)
+			s := st.NewSnapshot(t, objs...)
+			ssn, rec := st.Session(t, s, registry.Default(), tc.config, st.Epoch.Add(time.Hour))
+			ssn.Run()
+			if diff := cmp.Diff(tc.want, len(rec.Binds)); diff != "" {
+				t.Errorf("pods of a bound (-want +got):\n%s", diff)
+			}
+			var gotHeld []string
+			if d := ssn.PeekDiagnosis("ns/a"); d != nil {
+				for _, fe := range d.TaskFit {
+					gotHeld = append(gotHeld, fe.Error())
+				}
+			}
+			var wantHeld []string
+			for range 4 - tc.want {
+				if tc.wantHeld != "" {
+					wantHeld = append(wantHeld, tc.wantHeld)
+				}
+			}
+			if diff := cmp.Diff(wantHeld, gotHeld); diff != "" {
+				t.Errorf("messages of the pods held back (-want +got):\n%s", diff)
+			}
+			ssn.Close()
+		})
+	}
+}
