@@ -53,6 +53,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -82,6 +83,7 @@ type options struct {
 	part   string
 	focus  string
 	nodes  int
+	cpus   int
 	keep   bool
 }
 
@@ -94,7 +96,8 @@ func run() int {
 	suites := flag.String("suites", strings.Join(allSuites, ","), "Comma-separated suites to run.")
 	flag.StringVar(&o.part, "part", "all", "all: every spec not on skip.txt; ci: only the specs of ci.txt (what CI runs on every change).")
 	flag.StringVar(&o.focus, "focus", "", "Run only the specs whose full text matches this regular expression (Ginkgo's -focus), for working on one spec.")
-	flag.IntVar(&o.nodes, "nodes", 4, "Number of KWOK nodes (32 CPUs, 256Gi of memory each), as Volcano's kind cluster has four workers.")
+	flag.IntVar(&o.nodes, "nodes", 4, "Number of KWOK nodes, as Volcano's kind cluster has four workers.")
+	flag.IntVar(&o.cpus, "cpus", 4, "CPUs of each KWOK node (with 4Gi of memory per CPU), as a kind node of Volcano's CI shows its runner's 4 CPUs and 16Gi.")
 	flag.BoolVar(&o.keep, "keep", false, "Keep the data folder (logs, kubeconfig, reports) at the end.")
 	flag.Parse()
 	for _, s := range strings.Split(*suites, ",") {
@@ -106,6 +109,10 @@ func run() int {
 	}
 	if _, err := regexp.Compile(o.focus); err != nil {
 		fmt.Fprintf(os.Stderr, "e2e-volcano: -focus: %v\n", err)
+		return 2
+	}
+	if o.nodes < 1 || o.cpus < 1 {
+		fmt.Fprintf(os.Stderr, "e2e-volcano: -nodes %d -cpus %d: both must be 1 or more\n", o.nodes, o.cpus)
 		return 2
 	}
 	if o.part != "all" && o.part != "ci" {
@@ -299,7 +306,7 @@ func (e *env) startCluster(ctx context.Context, dir string) (string, error) {
 	if err := e.fw.Start(); err != nil {
 		return "", fmt.Errorf("starting the control plane: %w", err)
 	}
-	names, err := e.fw.CreateNodes(ctx, e.opts.nodes, nil)
+	names, err := e.fw.CreateNodes(ctx, e.opts.nodes, nodeCapacity(e.opts.cpus))
 	if err == nil {
 		err = e.fw.WaitForNodesReady(ctx, names...)
 	}
@@ -322,6 +329,18 @@ func (e *env) startCluster(ctx context.Context, dir string) (string, error) {
 	}
 	say("control plane with %d KWOK nodes and the manager (Volcano's CI scheduler configuration) are up; KUBECONFIG=%s", len(names), kubeconfig)
 	return kubeconfig, nil
+}
+
+// nodeCapacity is a KWOK node of cpus CPUs and 4Gi of memory per CPU. The suites size their
+// jobs to the cluster (a job of as many half-CPU pods as fit), so the node size sets how many
+// pods a spec makes, and with it how long its clean-up takes: Volcano's own clean-up races the
+// namespace controller (it waits for one job's foreground deletion while the namespace's
+// deletion removes the next job), a race its CI's small nodes win.
+func nodeCapacity(cpus int) corev1.ResourceList {
+	capacity := framework.DefaultNodeCapacity()
+	capacity[corev1.ResourceCPU] = *resource.NewQuantity(int64(cpus), resource.DecimalSI)
+	capacity[corev1.ResourceMemory] = *resource.NewQuantity(int64(cpus)*4<<30, resource.BinarySI)
+	return capacity
 }
 
 // stopCluster stops the manager and the control plane of the last suite.
