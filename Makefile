@@ -116,7 +116,12 @@ test-unit: ## Run only the tests that need no control plane.
 	go test $(GO_TEST_FLAGS) -short ./api/... ./internal/... ./scheduler/...
 
 .PHONY: bench
-bench: ## Run the benchmarks (long).
+bench: ## Measure the shipped manager binary: scheduling against the API server's ceiling, many small jobs end to end; prints one table per family (long).
+	export KUBEBUILDER_ASSETS="$(ASSETS)"; \
+	go run ./hack/bench $(BENCH_FLAGS)
+
+.PHONY: bench-go
+bench-go: ## Run the in-process Go benchmarks, for profiling one part (long).
 	export KUBEBUILDER_ASSETS="$(ASSETS)"; \
 	go test -run '^$$' -bench . -benchmem -timeout 60m ./...
 

@@ -1,0 +1,322 @@
+/*
+Copyright 2026 The Caldera Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Command bench is `make bench`: it measures what users run. Each workload gets a fresh local
+// control plane and the shipped manager binary (./cmd/manager, built once) started as its own
+// process with its default configuration: every controller, the scheduler with Volcano's default
+// scheduler configuration, leader election on. At the end it prints one table per family.
+//
+//	go run ./hack/bench [-workloads sched-10000x1,jobs-1000x1] [-keep]
+//
+// Scheduling workloads follow kube-scheduler's scheduler_perf: nodes are plain API objects
+// (4 CPU, 32Gi, 110 pods, Ready, no kubelet), every pod requests 100m and 500Mi, a pod counts
+// as scheduled when it is bound, and all objects exist before the manager starts. Before the
+// manager starts, the API server's own ceiling is measured on the same server: as many pods
+// bound to precomputed nodes by 16 workers with the client settings of the scheduler's bind
+// client (protobuf, no client-side throttling). The manager binds with 16 workers too.
+//
+// The jobs workload submits one-pod Volcano jobs (each pod runs 1 s on a KWOK node) from 16
+// client workers, as a hyper-parameter sweep or an Argo Workflows fan-out does, and counts the
+// manager's API writes by kind from the API server's audit log.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"go.uber.org/zap/zapcore"
+	"k8s.io/klog/v2"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	"github.com/caldera-sh/caldera/internal/testing/framework"
+)
+
+// benchWorkers is the number of binding workers of the ceiling's client and of the manager's
+// scheduler (its default).
+const benchWorkers = 16
+
+type workload struct {
+	name string
+	// family is "scheduling" or "jobs": the table the row goes in.
+	family string
+	run    func(ctx context.Context, b *bench, dir string) (row, error)
+}
+
+// row is one workload's figures, column name to formatted value, in order.
+type row struct {
+	name    string
+	columns []string
+	values  []string
+}
+
+func (r *row) add(column, format string, args ...any) {
+	r.columns = append(r.columns, column)
+	r.values = append(r.values, fmt.Sprintf(format, args...))
+}
+
+func workloads() []workload {
+	return []workload{
+		{name: "sched-5000n-10000x1", family: "scheduling", run: schedulingWorkload(5000, 10000, 1)},
+		{name: "sched-1000n-20x500", family: "scheduling", run: schedulingWorkload(1000, 20, 500)},
+		{name: "sched-5000n-1000x3", family: "scheduling", run: schedulingWorkload(5000, 1000, 3)},
+		{name: "jobs-1000x1", family: "jobs", run: jobsWorkload(1000, 1)},
+	}
+}
+
+type bench struct {
+	managerBinary string
+	// profile is how long to profile the manager's CPU once a workload's measured part begins
+	// (written to cpu.pprof in the workload's folder); zero profiles nothing.
+	profile time.Duration
+}
+
+// pprofAddress is where the manager serves Go's profiling endpoints when -profile is set.
+const pprofAddress = "127.0.0.1:6065"
+
+// metricsAddress is where the manager serves its metrics, over plain HTTP, for the benchmark to
+// read its reconcile counts.
+const metricsAddress = "127.0.0.1:6066"
+
+func main() {
+	names := flag.String("workloads", "", "Comma-separated workloads to run; empty runs all.")
+	keep := flag.Bool("keep", false, "Keep the data folder (logs, audit logs) after the run.")
+	profile := flag.Duration("profile", 0, "Profile the manager's CPU for this long once each workload's measured part begins (cpu.pprof in the workload's folder; implies -keep).")
+	flag.Parse()
+	// The benchmark's own clients log through controller-runtime and klog: errors only.
+	logger := zap.New(zap.WriteTo(os.Stderr), zap.Level(zapcore.ErrorLevel))
+	ctrllog.SetLogger(logger)
+	klog.SetLogger(logger)
+
+	var chosen []workload
+	for _, w := range workloads() {
+		if *names == "" || contains(strings.Split(*names, ","), w.name) {
+			chosen = append(chosen, w)
+		}
+	}
+	if len(chosen) == 0 {
+		fmt.Fprintf(os.Stderr, "no workload matches %q; the workloads are:", *names)
+		for _, w := range workloads() {
+			fmt.Fprintf(os.Stderr, " %s", w.name)
+		}
+		fmt.Fprintln(os.Stderr)
+		os.Exit(2)
+	}
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer cancel()
+	os.Exit(run(ctx, chosen, *keep || *profile > 0, *profile))
+}
+
+func run(ctx context.Context, chosen []workload, keep bool, profile time.Duration) int {
+	dataDir, err := os.MkdirTemp("", "caldera-bench-")
+	if err != nil {
+		say("%v", err)
+		return 1
+	}
+	defer func() {
+		if keep {
+			say("kept the data folder %s", dataDir)
+			return
+		}
+		_ = os.RemoveAll(dataDir)
+	}()
+	say("data folder %s", dataDir)
+	b := &bench{profile: profile}
+	if b.managerBinary, err = framework.BuildManager(ctx, dataDir); err != nil {
+		say("%v", err)
+		return 1
+	}
+	var rows []row
+	var families []string
+	code := 0
+	for _, w := range chosen {
+		dir := filepath.Join(dataDir, w.name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			say("%v", err)
+			return 1
+		}
+		say("%s: starting", w.name)
+		start := time.Now()
+		r, err := w.run(ctx, b, dir)
+		if err != nil {
+			say("%s: %v", w.name, err)
+			code = 1
+			continue
+		}
+		r.name = w.name
+		say("%s: done in %s", w.name, time.Since(start).Round(time.Second))
+		rows = append(rows, r)
+		if !contains(families, w.family) {
+			families = append(families, w.family)
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	for _, family := range families {
+		printTable(family, rows, chosen)
+	}
+	return code
+}
+
+func printTable(family string, rows []row, chosen []workload) {
+	var mine []row
+	for _, r := range rows {
+		for _, w := range chosen {
+			if w.name == r.name && w.family == family {
+				mine = append(mine, r)
+			}
+		}
+	}
+	if len(mine) == 0 {
+		return
+	}
+	fmt.Printf("\n| %s | %s |\n", family, strings.Join(mine[0].columns, " | "))
+	fmt.Printf("|---|%s\n", strings.Repeat("---|", len(mine[0].columns)))
+	for _, r := range mine {
+		fmt.Printf("| %s | %s |\n", r.name, strings.Join(r.values, " | "))
+	}
+}
+
+// startManager starts the shipped manager against kubeconfig with its default configuration,
+// logging into dir. Only what a process outside a cluster must be told is set: the lease's
+// namespace, plain-HTTP metrics on a local port for the benchmark to read, and no probe listener.
+func (b *bench) startManager(dir, kubeconfig string) (*framework.Process, error) {
+	args := []string{"--kubeconfig", kubeconfig, "--leader-election-namespace", "kube-system",
+		"--metrics-bind-address=" + metricsAddress, "--metrics-secure=false", "--health-probe-bind-address=0"}
+	if b.profile > 0 {
+		args = append(args, "--pprof-bind-address="+pprofAddress)
+	}
+	cmd := exec.Command(b.managerBinary, args...)
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
+	return framework.StartProcess("the manager", cmd, filepath.Join(dir, "manager.log"), false)
+}
+
+// startProfile takes a CPU profile of the manager into dir/cpu.pprof in the background, when
+// profiling was asked for.
+func (b *bench) startProfile(ctx context.Context, dir string) {
+	if b.profile == 0 {
+		return
+	}
+	go func() {
+		url := fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", pprofAddress, int(b.profile.Seconds()))
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			say("profiling: %v", err)
+			return
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			say("profiling: %v", err)
+			return
+		}
+		defer func() { _ = resp.Body.Close() }()
+		out, err := os.Create(filepath.Join(dir, "cpu.pprof"))
+		if err != nil {
+			say("profiling: %v", err)
+			return
+		}
+		defer func() { _ = out.Close() }()
+		if _, err := io.Copy(out, resp.Body); err != nil {
+			say("profiling: %v", err)
+		}
+	}()
+}
+
+// reconciles reads from the manager's metrics how many reconciles each controller ran, and keeps
+// all the metrics in dir/metrics.txt.
+func reconciles(ctx context.Context, dir string) (map[string]float64, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+metricsAddress+"/metrics", nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("reading the manager's metrics: %w", err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "metrics.txt"), body, 0o644); err != nil {
+		return nil, err
+	}
+	counts := map[string]float64{}
+	for _, line := range strings.Split(string(body), "\n") {
+		rest, ok := strings.CutPrefix(line, "controller_runtime_reconcile_total{")
+		if !ok {
+			continue
+		}
+		labels, value, ok := strings.Cut(rest, "} ")
+		if !ok {
+			continue
+		}
+		var controller string
+		for _, l := range strings.Split(labels, ",") {
+			if v, ok := strings.CutPrefix(l, "controller="); ok {
+				controller = strings.Trim(v, `"`)
+			}
+		}
+		var n float64
+		if _, err := fmt.Sscanf(value, "%g", &n); err == nil {
+			counts[controller] += n
+		}
+	}
+	return counts, nil
+}
+
+// peakRSS is a process's peak resident set size in MiB (VmHWM), read before it stops.
+func peakRSS(pid int) (float64, error) {
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			var kib float64
+			if _, err := fmt.Sscanf(strings.TrimSpace(rest), "%f kB", &kib); err != nil {
+				return 0, err
+			}
+			return kib / 1024, nil
+		}
+	}
+	return 0, errors.New("no VmHWM in /proc status")
+}
+
+func contains(list []string, s string) bool {
+	for _, l := range list {
+		if l == s {
+			return true
+		}
+	}
+	return false
+}
+
+func say(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "%s %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
+}
