@@ -26,16 +26,14 @@ import (
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/client-go/kubernetes"
-	toolscache "k8s.io/client-go/tools/cache"
 	ctrl "sigs.k8s.io/controller-runtime"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
 	"github.com/caldera-sh/caldera/internal/testing/framework"
+	"github.com/caldera-sh/caldera/internal/testing/perf"
 	"github.com/caldera-sh/caldera/scheduler"
 )
 
@@ -194,79 +192,28 @@ func runWorkload(b *testing.B, w workload) {
 	b.ReportMetric(float64(worst.Microseconds())/1000, "cycle-max-ms")
 }
 
-// parallel runs fn(0..n-1) on workers goroutines and fails on the first error.
+// parallel, createNodes and createPods are perf's, failing the benchmark on error.
 func parallel(b *testing.B, n, workers int, fn func(i int) error) {
 	b.Helper()
-	work := make(chan int)
-	errs := make(chan error, workers)
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range work {
-				if err := fn(i); err != nil {
-					select {
-					case errs <- err:
-					default:
-					}
-				}
-			}
-		}()
-	}
-	for i := 0; i < n; i++ {
-		work <- i
-	}
-	close(work)
-	wg.Wait()
-	select {
-	case err := <-errs:
+	if err := perf.Parallel(n, workers, fn); err != nil {
 		b.Fatal(err)
-	default:
 	}
 }
 
 func createNodes(b *testing.B, kube kubernetes.Interface, n int) []string {
 	b.Helper()
-	ctx := context.Background()
-	names := make([]string, n)
-	alloc := corev1.ResourceList{
-		corev1.ResourceCPU: resource.MustParse("4"), corev1.ResourceMemory: resource.MustParse("32Gi"), corev1.ResourcePods: resource.MustParse("110"),
+	names, err := perf.CreateNodes(context.Background(), kube, n)
+	if err != nil {
+		b.Fatal(err)
 	}
-	parallel(b, n, 32, func(i int) error {
-		names[i] = fmt.Sprintf("node-%d", i)
-		node, err := kube.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: names[i]}}, metav1.CreateOptions{})
-		if err != nil {
-			return err
-		}
-		node.Status = corev1.NodeStatus{Capacity: alloc, Allocatable: alloc, Conditions: []corev1.NodeCondition{{
-			Type: corev1.NodeReady, Status: corev1.ConditionTrue, LastHeartbeatTime: metav1.Now(), LastTransitionTime: metav1.Now(),
-		}}}
-		_, err = kube.CoreV1().Nodes().UpdateStatus(ctx, node, metav1.UpdateOptions{})
-		return err
-	})
 	return names
 }
 
-// createPods creates groups×size pods named p-<i> (of PodGroup g-<group> when the scheduler is
-// ours).
 func createPods(b *testing.B, kube kubernetes.Interface, ns, schedulerName string, groups, size int) {
 	b.Helper()
-	ctx := context.Background()
-	parallel(b, groups*size, 32, func(i int) error {
-		pod := &corev1.Pod{
-			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("p-%d", i)},
-			Spec: corev1.PodSpec{SchedulerName: schedulerName, Containers: []corev1.Container{{Name: "main", Image: "busybox",
-				Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
-					corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("500Mi"),
-				}}}}},
-		}
-		if schedulerName == "volcano" {
-			pod.Annotations = map[string]string{schedulingv1beta1.KubeGroupNameAnnotationKey: fmt.Sprintf("g-%d", i/size)}
-		}
-		_, err := kube.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{})
-		return err
-	})
+	if err := perf.CreatePods(context.Background(), kube, ns, schedulerName, groups, size); err != nil {
+		b.Fatal(err)
+	}
 }
 
 func createPodGroups(b *testing.B, f *framework.Framework, w workload) {
@@ -280,13 +227,8 @@ func createPodGroups(b *testing.B, f *framework.Framework, w workload) {
 	})
 }
 
-// bindWatch records when each pod of a namespace is seen bound.
-type bindWatch struct {
-	mu    sync.Mutex
-	times []time.Time
-	seen  map[string]bool
-	done  chan struct{}
-}
+// bindWatch is perf's BindWatch, failing the benchmark on error.
+type bindWatch struct{ *perf.BindWatch }
 
 type throughput struct {
 	podsPerSecond float64
@@ -298,39 +240,16 @@ type throughput struct {
 
 func watchBinds(b *testing.B, kube kubernetes.Interface, ns string) *bindWatch {
 	b.Helper()
-	w := &bindWatch{seen: map[string]bool{}, done: make(chan struct{})}
-	lw := toolscache.NewListWatchFromClient(kube.CoreV1().RESTClient(), "pods", ns, fields.Everything())
-	inf := toolscache.NewSharedIndexInformer(lw, &corev1.Pod{}, 0, toolscache.Indexers{})
-	record := func(obj any) {
-		pod, ok := obj.(*corev1.Pod)
-		if !ok || pod.Spec.NodeName == "" {
-			return
-		}
-		now := time.Now()
-		w.mu.Lock()
-		if !w.seen[pod.Name] {
-			w.seen[pod.Name] = true
-			w.times = append(w.times, now)
-		}
-		w.mu.Unlock()
-	}
-	if _, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{AddFunc: record, UpdateFunc: func(_, obj any) { record(obj) }}); err != nil {
+	w, err := perf.WatchBinds(kube, ns)
+	if err != nil {
 		b.Fatal(err)
 	}
-	go inf.Run(w.done)
-	if !toolscache.WaitForCacheSync(w.done, inf.HasSynced) {
-		b.Fatal("the pod watch did not sync")
-	}
-	return w
+	return &bindWatch{w}
 }
 
-func (w *bindWatch) stop() { close(w.done) }
+func (w *bindWatch) stop() { w.Stop() }
 
-func (w *bindWatch) count() int {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return len(w.times)
-}
+func (w *bindWatch) count() int { return w.Count() }
 
 // wait waits until n pods are bound and returns the throughput between the first and last bind
 // and the longest gap between two binds.
@@ -342,28 +261,9 @@ func (w *bindWatch) wait(b *testing.B, n int, timeout time.Duration) throughput 
 // waitNew is wait for n binds seen after the first skip ones (already bound when the watch began).
 func (w *bindWatch) waitNew(b *testing.B, skip, n int, timeout time.Duration) throughput {
 	b.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		got := w.count() - skip
-		if got >= n {
-			break
-		}
-		if time.Now().After(deadline) {
-			b.Fatalf("only %d of %d pods bound within %s", got, n, timeout)
-		}
-		time.Sleep(50 * time.Millisecond)
+	t, err := w.Wait(context.Background(), skip, n, timeout)
+	if err != nil {
+		b.Fatal(err)
 	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	times := append([]time.Time(nil), w.times[skip:]...)
-	sort.Slice(times, func(i, j int) bool { return times[i].Before(times[j]) })
-	var gap time.Duration
-	at := 0
-	for i := 1; i < len(times); i++ {
-		if d := times[i].Sub(times[i-1]); d > gap {
-			gap, at = d, i
-		}
-	}
-	span := times[len(times)-1].Sub(times[0]).Seconds()
-	return throughput{podsPerSecond: float64(len(times)-1) / span, maxGap: gap, gapAt: at, first: times[0]}
+	return throughput{podsPerSecond: t.PodsPerSecond, maxGap: t.MaxGap, gapAt: t.GapAt, first: t.First}
 }

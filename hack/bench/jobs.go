@@ -35,6 +35,7 @@ import (
 	batchv1alpha1 "github.com/caldera-sh/caldera/api/batch/v1alpha1"
 	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
 	"github.com/caldera-sh/caldera/internal/testing/framework"
+	"github.com/caldera-sh/caldera/internal/testing/perf"
 	"github.com/caldera-sh/caldera/internal/testing/wrappers"
 )
 
@@ -105,7 +106,7 @@ func jobsWorkload(jobs int, replicas int32) func(ctx context.Context, b *bench, 
 		created := make([]time.Time, jobs)
 		b.startProfile(ctx, dir)
 		firstCreate := time.Now()
-		err = parallel(jobs, 16, func(i int) error {
+		err = perf.Parallel(jobs, 16, func(i int) error {
 			job := wrappers.MakeJob(fmt.Sprintf("job-%d", i), ns.Name).Task("main", replicas).RunFor(time.Second).Obj()
 			job.Spec.MinAvailable = replicas
 			created[i] = time.Now()
