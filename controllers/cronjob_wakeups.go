@@ -69,6 +69,14 @@ func (w *wakeups) at(key types.NamespacedName, t time.Time) {
 		return
 	}
 	wu := wakeup{at: t, timer: w.clk.NewTimer(wait), stop: make(chan struct{})}
+	if !w.clk.Now().Before(t) {
+		// The clock stepped past t between reading it and arming the timer, which then
+		// waits for a later time than t: fire now.
+		wu.timer.Stop()
+		delete(w.timers, key)
+		go w.fire(key, t)
+		return
+	}
 	w.timers[key] = wu
 	go func() {
 		select {
