@@ -48,7 +48,9 @@ const maxSleep = 365 * 24 * time.Hour
 //     naming no command (`xxx`: exit 127), joined by `;`, `&&`, `||` or new lines;
 //   - the program itself: `sleep <n>`, `true` or `false`.
 //
-// Anything with expansions, quotes, pipes, redirections or other programs is not understood.
+// echo's arguments may hold quotes, variables and command substitutions of programs that print
+// at once ($(date)). Anything else with expansions or quotes, and pipes, redirections or other
+// programs, is not understood.
 func Simulate(command, args []string) (run Run, ok bool) {
 	argv := append(append([]string(nil), command...), args...)
 	if len(argv) == 0 {
@@ -63,7 +65,11 @@ func Simulate(command, args []string) (run Run, ok bool) {
 		}
 		return Run{}, false
 	}
-	st, ok := statement(argv)
+	words := make([]word, len(argv))
+	for i, a := range argv {
+		words[i] = word{text: a, plain: simpleWord(a)}
+	}
+	st, ok := statement(words)
 	if !ok || st.kind == notFound || st.kind == exitShell || st.kind == runScript || st.kind == echo {
 		// A program that does not exist fails to start (a runtime error, not an exit code);
 		// exit and echo are shell words, not programs in the image.
@@ -110,35 +116,33 @@ type step struct {
 	st stmt
 }
 
-// specials are the characters of shell syntax the simulated kubelet does not understand.
-const specials = "$`\"'\\<>(){}*?[]#~=|&;"
-
 // script parses and evaluates a shell script.
 func script(text string) (Run, bool) {
-	text = strings.ReplaceAll(text, "\n", ";")
-	if strings.ContainsAny(strings.NewReplacer("&&", " ", "||", " ", ";", " ").Replace(text), specials) {
+	parts, ok := lex(text)
+	if !ok {
 		return Run{}, false
 	}
 	var steps []step
 	op := ";"
-	for _, part := range splitOperators(text) {
-		if part == ";" || part == "&&" || part == "||" {
-			op = part
-			continue
-		}
-		words := strings.Fields(part)
-		if len(words) == 0 {
-			if op != ";" {
-				// "a && ; b" or a script ending in && is a syntax error.
+	for _, part := range parts {
+		if part.op != "" {
+			if part.op != ";" && op != ";" {
+				// "a && || b" is a syntax error.
 				return Run{}, false
 			}
+			if part.op != ";" && len(steps) == 0 {
+				// A script cannot start with && or ||.
+				return Run{}, false
+			}
+			if part.op == ";" && op != ";" {
+				// "a && ; b" is a syntax error.
+				return Run{}, false
+			}
+			op = part.op
 			continue
 		}
-		st, ok := statement(words)
+		st, ok := statement(part.words)
 		if !ok {
-			return Run{}, false
-		}
-		if len(steps) == 0 && op != ";" {
 			return Run{}, false
 		}
 		steps = append(steps, step{op: op, st: st})
@@ -150,30 +154,154 @@ func script(text string) (Run, bool) {
 	return evaluate(steps), true
 }
 
-// splitOperators splits text into statements and the operators between them.
-func splitOperators(text string) []string {
-	var out []string
-	start := 0
+// word is one word of a statement. plain words are made of plain characters only; the others
+// hold quotes or expansions, which only echo's arguments may have.
+type word struct {
+	text  string
+	plain bool
+}
+
+// part is a statement (its words) or an operator between statements (";", "&&" or "||").
+type part struct {
+	words []word
+	op    string
+}
+
+// instantPrograms are the programs a command substitution may run in an echo's argument: they
+// print a line at once and always succeed, so they change neither the time nor the status.
+var instantPrograms = map[string]bool{"date": true, "hostname": true, "whoami": true, "pwd": true, "uname": true, "id": true}
+
+// lex splits a script into statements and operators. It understands single and double quotes,
+// variables ($NAME, ${NAME}) and command substitutions of an instant program ($(date)); any
+// other shell syntax (pipes, redirections, globs, assignments, comments, backquotes, escapes,
+// sub-shells) is not understood.
+func lex(text string) ([]part, bool) {
+	var (
+		parts  []part
+		words  []word
+		cur    strings.Builder
+		plain  = true
+		inWord bool
+	)
+	endWord := func() {
+		if inWord {
+			words = append(words, word{text: cur.String(), plain: plain})
+		}
+		cur.Reset()
+		plain, inWord = true, false
+	}
+	endStatement := func(op string) {
+		endWord()
+		if len(words) > 0 {
+			parts = append(parts, part{words: words})
+		}
+		words = nil
+		parts = append(parts, part{op: op})
+	}
 	for i := 0; i < len(text); i++ {
+		c := text[i]
 		switch {
-		case text[i] == ';':
-			out = append(out, text[start:i], ";")
-			start = i + 1
+		case c == ' ' || c == '\t':
+			endWord()
+		case c == ';' || c == '\n':
+			endStatement(";")
 		case strings.HasPrefix(text[i:], "&&"), strings.HasPrefix(text[i:], "||"):
-			out = append(out, text[start:i], text[i:i+2])
-			start = i + 2
+			endStatement(text[i : i+2])
 			i++
+		case c == '\'':
+			j := strings.IndexByte(text[i+1:], '\'')
+			if j < 0 {
+				return nil, false
+			}
+			cur.WriteString(text[i+1 : i+1+j])
+			plain, inWord = false, true
+			i += 1 + j
+		case c == '"':
+			j := i + 1
+			for ; j < len(text) && text[j] != '"'; j++ {
+				switch text[j] {
+				case '`', '\\':
+					return nil, false
+				case '$':
+					n, ok := expansion(text[j:])
+					if !ok {
+						return nil, false
+					}
+					j += n - 1
+				}
+			}
+			if j == len(text) {
+				return nil, false
+			}
+			cur.WriteString(text[i+1 : j])
+			plain, inWord = false, true
+			i = j
+		case c == '$':
+			n, ok := expansion(text[i:])
+			if !ok {
+				return nil, false
+			}
+			cur.WriteString(text[i : i+n])
+			plain, inWord = false, true
+			i += n - 1
+		case strings.IndexByte(specials, c) >= 0:
+			return nil, false
+		default:
+			cur.WriteByte(c)
+			inWord = true
 		}
 	}
-	return append(out, text[start:])
+	endWord()
+	if len(words) > 0 {
+		parts = append(parts, part{words: words})
+	}
+	return parts, true
+}
+
+// specials are the characters of shell syntax the simulated kubelet does not understand
+// outside quotes.
+const specials = "`\\<>(){}*?[]#~=|&"
+
+// expansion reads the expansion at the start of text and returns its length: $NAME, ${NAME} or
+// $(program) for an instant program.
+func expansion(text string) (int, bool) {
+	name := func(s string) int {
+		n := 0
+		for n < len(s) && (s[n] == '_' || s[n] >= 'a' && s[n] <= 'z' || s[n] >= 'A' && s[n] <= 'Z' || n > 0 && s[n] >= '0' && s[n] <= '9') {
+			n++
+		}
+		return n
+	}
+	switch {
+	case strings.HasPrefix(text, "${"):
+		n := name(text[2:])
+		if n == 0 || len(text) <= 2+n || text[2+n] != '}' {
+			return 0, false
+		}
+		return n + 3, true
+	case strings.HasPrefix(text, "$("):
+		end := strings.IndexByte(text, ')')
+		if end < 0 || !instantPrograms[strings.TrimSpace(text[2:end])] {
+			return 0, false
+		}
+		return end + 1, true
+	}
+	n := name(text[1:])
+	return n + 1, n > 0
 }
 
 // statement parses one statement's words.
-func statement(words []string) (stmt, bool) {
-	for _, w := range words {
-		if !simpleWord(w) {
+func statement(ws []word) (stmt, bool) {
+	if ws[0].text == "echo" && ws[0].plain {
+		// echo prints its arguments and succeeds, whatever they hold.
+		return stmt{kind: echo}, true
+	}
+	words := make([]string, len(ws))
+	for i, w := range ws {
+		if !w.plain || !simpleWord(w.text) {
 			return stmt{}, false
 		}
+		words[i] = w.text
 	}
 	switch words[0] {
 	case "sleep":
@@ -198,8 +326,6 @@ func statement(words []string) (stmt, bool) {
 		return stmt{kind: succeed}, len(words) == 1
 	case "false":
 		return stmt{kind: fail}, len(words) == 1
-	case "echo":
-		return stmt{kind: echo}, true
 	}
 	if isShell(words[0]) {
 		if len(words) == 2 && !strings.HasPrefix(words[1], "-") {
