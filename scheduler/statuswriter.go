@@ -175,7 +175,13 @@ func (w *statusWriter) run(ctx context.Context, n int, wg *sync.WaitGroup) {
 				}
 				err := w.write(ctx, k)
 				if err != nil && ctx.Err() == nil {
-					w.s.log.Error(err, "writing status", "queue", k.queue, "namespace", k.namespace, "name", k.name)
+					if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
+						// Another writer got there first, or the object is going: the retry
+						// works from the cache's newer copy. Not an error anybody must act on.
+						w.s.log.V(1).Info("writing status: retrying", "queue", k.queue, "namespace", k.namespace, "name", k.name, "reason", err.Error())
+					} else {
+						w.s.log.Error(err, "writing status", "queue", k.queue, "namespace", k.namespace, "name", k.name)
+					}
 					w.queue.AddRateLimited(k)
 				} else {
 					w.queue.Forget(k)
