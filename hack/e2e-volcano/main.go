@@ -65,7 +65,7 @@ import (
 )
 
 // The suites make e2e-volcano runs, in order, and the ConfigMap their configuration lives in.
-var allSuites = []string{"schedulingbase", "jobp", "jobseq", "schedulingaction", "gangevict", "schedulinggates", "vcctl"}
+var allSuites = []string{"schedulingbase", "jobp", "jobseq", "schedulingaction", "gangevict", "schedulinggates", "vcctl", "cronjob"}
 
 const (
 	configNamespace = "volcano-system"
