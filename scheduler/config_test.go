@@ -92,7 +92,7 @@ func TestOptionsDefaultsAndErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := []any{o.SchedulerNames, o.DefaultQueue, o.ConfigMapKey, o.SchedulePeriod, o.BindWorkers, o.StatusWorkers}
-	want := []any{[]string{"volcano"}, "default", "volcano-scheduler.conf", time.Second, 16, 2}
+	want := []any{[]string{"volcano"}, "default", "volcano-scheduler.conf", time.Second, 16, 4}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("defaults (-want +got):\n%s", diff)
 	}

@@ -41,7 +41,7 @@ const (
 	// DefaultBindWorkers is the number of workers that bind pods.
 	DefaultBindWorkers = 16
 	// DefaultStatusWorkers is the number of workers that write PodGroup and Queue statuses.
-	DefaultStatusWorkers = 2
+	DefaultStatusWorkers = 4
 	// DefaultStatusMaxDelay is the longest a PodGroup status write waits for binds to finish.
 	DefaultStatusMaxDelay = 30 * time.Second
 	// DefaultConfigPollInterval is how often the configuration file is checked for changes.
@@ -80,7 +80,7 @@ type Options struct {
 	MinCycleInterval time.Duration
 	// BindWorkers is the number of workers binding pods through pods/binding (default 16).
 	BindWorkers int
-	// StatusWorkers is the number of workers writing statuses (default 2). Status writes are
+	// StatusWorkers is the number of workers writing statuses (default 4). Status writes are
 	// coalesced per object, so a few workers keep up while leaving the API server to the binds.
 	StatusWorkers int
 	// StatusMaxDelay is the longest a PodGroup status write (other than an admission, which goes
