@@ -33,7 +33,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	batchv1alpha1 "github.com/caldera-sh/caldera/api/batch/v1alpha1"
-	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
 	"github.com/caldera-sh/caldera/internal/testing/framework"
 	"github.com/caldera-sh/caldera/internal/testing/perf"
 	"github.com/caldera-sh/caldera/internal/testing/wrappers"
@@ -75,30 +74,13 @@ func jobsWorkload(jobs int, replicas int32) func(ctx context.Context, b *bench, 
 		if err != nil {
 			return row{}, err
 		}
-		ns := &corev1.Namespace{}
-		ns.Name = "bench"
-		if err := f.Client.Create(ctx, ns); err != nil {
-			return row{}, err
-		}
-		kubeconfig := filepath.Join(dir, "kubeconfig")
-		if err := framework.WriteKubeconfig(f.Config, kubeconfig); err != nil {
-			return row{}, err
-		}
-		manager, err := b.startManager(dir, kubeconfig)
+		manager, err := b.startManagerOn(ctx, f, dir)
 		if err != nil {
 			return row{}, err
 		}
 		defer func() { _ = manager.Stop() }()
-		// The manager is up once it made the default queue.
-		err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-			err := f.Client.Get(ctx, client.ObjectKey{Name: schedulingv1beta1.DefaultQueue}, &schedulingv1beta1.Queue{})
-			return err == nil, client.IgnoreNotFound(err)
-		})
-		if err != nil {
-			return row{}, fmt.Errorf("the manager did not make the default queue: %w", err)
-		}
 
-		w, err := watchJobs(ctx, f, ns.Name)
+		w, err := watchJobs(ctx, f, benchNamespace)
 		if err != nil {
 			return row{}, err
 		}
@@ -107,7 +89,7 @@ func jobsWorkload(jobs int, replicas int32) func(ctx context.Context, b *bench, 
 		b.startProfile(ctx, dir)
 		firstCreate := time.Now()
 		err = perf.Parallel(jobs, 16, func(i int) error {
-			job := wrappers.MakeJob(fmt.Sprintf("job-%d", i), ns.Name).Task("main", replicas).RunFor(time.Second).Obj()
+			job := wrappers.MakeJob(fmt.Sprintf("job-%d", i), benchNamespace).Task("main", replicas).RunFor(time.Second).Obj()
 			job.Spec.MinAvailable = replicas
 			created[i] = time.Now()
 			return f.Client.Create(ctx, job)
@@ -190,15 +172,7 @@ type jobWatch struct {
 }
 
 func watchJobs(ctx context.Context, f *framework.Framework, ns string) (*jobWatch, error) {
-	c, err := cache.New(f.Config, cache.Options{Scheme: f.Scheme, DefaultNamespaces: map[string]cache.Config{ns: {}}})
-	if err != nil {
-		return nil, err
-	}
 	w := &jobWatch{bound: map[string]time.Time{}, completed: map[string]time.Time{}}
-	pods, err := c.GetInformer(ctx, &corev1.Pod{})
-	if err != nil {
-		return nil, err
-	}
 	onPod := func(obj any) {
 		pod, ok := obj.(*corev1.Pod)
 		if !ok || pod.Spec.NodeName == "" {
@@ -212,13 +186,6 @@ func watchJobs(ctx context.Context, f *framework.Framework, ns string) (*jobWatc
 		}
 		w.mu.Unlock()
 	}
-	if _, err := pods.AddEventHandler(toolscache.ResourceEventHandlerFuncs{AddFunc: onPod, UpdateFunc: func(_, o any) { onPod(o) }}); err != nil {
-		return nil, err
-	}
-	jobs, err := c.GetInformer(ctx, &batchv1alpha1.Job{})
-	if err != nil {
-		return nil, err
-	}
 	onJob := func(obj any) {
 		job, ok := obj.(*batchv1alpha1.Job)
 		if !ok || job.Status.State.Phase != batchv1alpha1.Completed {
@@ -231,17 +198,41 @@ func watchJobs(ctx context.Context, f *framework.Framework, ns string) (*jobWatc
 		}
 		w.mu.Unlock()
 	}
-	if _, err := jobs.AddEventHandler(toolscache.ResourceEventHandlerFuncs{AddFunc: onJob, UpdateFunc: func(_, o any) { onJob(o) }}); err != nil {
+	var err error
+	w.cancel, err = watchNamespace(ctx, f, ns, nil, []watched{{&corev1.Pod{}, onPod}, {&batchv1alpha1.Job{}, onJob}})
+	return w, err
+}
+
+// watched is a kind the benchmark watches and what it does with each added or updated object.
+type watched struct {
+	obj client.Object
+	on  func(obj any)
+}
+
+// watchNamespace starts a cache of namespace ns (its objects passed through transform, if any),
+// calls each kind's on for every add and update, and returns once the cache has synced.
+func watchNamespace(ctx context.Context, f *framework.Framework, ns string, transform toolscache.TransformFunc, kinds []watched) (context.CancelFunc, error) {
+	c, err := cache.New(f.Config, cache.Options{Scheme: f.Scheme, DefaultNamespaces: map[string]cache.Config{ns: {}}, DefaultTransform: transform})
+	if err != nil {
 		return nil, err
 	}
+	for _, k := range kinds {
+		informer, err := c.GetInformer(ctx, k.obj)
+		if err != nil {
+			return nil, err
+		}
+		on := k.on
+		if _, err := informer.AddEventHandler(toolscache.ResourceEventHandlerFuncs{AddFunc: on, UpdateFunc: func(_, o any) { on(o) }}); err != nil {
+			return nil, err
+		}
+	}
 	cctx, cancel := context.WithCancel(ctx)
-	w.cancel = cancel
 	go func() { _ = c.Start(cctx) }()
 	if !c.WaitForCacheSync(cctx) {
 		cancel()
 		return nil, fmt.Errorf("the benchmark's watch of namespace %s did not sync", ns)
 	}
-	return w, nil
+	return cancel, nil
 }
 
 func (w *jobWatch) stop() { w.cancel() }

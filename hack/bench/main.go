@@ -34,8 +34,8 @@ limitations under the License.
 package main
 
 import (
+	"bytes"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -48,11 +48,19 @@ import (
 	"syscall"
 	"time"
 
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 	"go.uber.org/zap/zapcore"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/klog/v2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
+	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
 	"github.com/caldera-sh/caldera/internal/testing/framework"
 )
 
@@ -85,6 +93,7 @@ func workloads() []workload {
 		{name: "sched-1000n-20x500", family: "scheduling", run: schedulingWorkload(1000, 20, 500)},
 		{name: "sched-5000n-1000x3", family: "scheduling", run: schedulingWorkload(5000, 1000, 3)},
 		{name: "jobs-1000x1", family: "jobs", run: jobsWorkload(1000, 1)},
+		{name: "scale-5000n-10000x10", family: "scale", run: scaleWorkload(5000, 10000, 10)},
 	}
 }
 
@@ -216,6 +225,34 @@ func (b *bench) startManager(dir, kubeconfig string) (*framework.Process, error)
 	return framework.StartProcess("the manager", cmd, filepath.Join(dir, "manager.log"), false)
 }
 
+// benchNamespace is the namespace of a workload's jobs.
+const benchNamespace = "bench"
+
+// startManagerOn makes the namespace benchNamespace, starts the manager against f's API server
+// (startManager) and waits until it is up: it has made the default queue.
+func (b *bench) startManagerOn(ctx context.Context, f *framework.Framework, dir string) (*framework.Process, error) {
+	if err := f.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: benchNamespace}}); err != nil {
+		return nil, err
+	}
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	if err := framework.WriteKubeconfig(f.Config, kubeconfig); err != nil {
+		return nil, err
+	}
+	manager, err := b.startManager(dir, kubeconfig)
+	if err != nil {
+		return nil, err
+	}
+	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		err := f.Client.Get(ctx, client.ObjectKey{Name: schedulingv1beta1.DefaultQueue}, &schedulingv1beta1.Queue{})
+		return err == nil, client.IgnoreNotFound(err)
+	})
+	if err != nil {
+		_ = manager.Stop()
+		return nil, fmt.Errorf("the manager did not make the default queue: %w", err)
+	}
+	return manager, nil
+}
+
 // startProfile takes a CPU profile of the manager into dir/cpu.pprof in the background, when
 // profiling was asked for.
 func (b *bench) startProfile(ctx context.Context, dir string) {
@@ -247,9 +284,8 @@ func (b *bench) startProfile(ctx context.Context, dir string) {
 	}()
 }
 
-// reconciles reads from the manager's metrics how many reconciles each controller ran, and keeps
-// all the metrics in dir/metrics.txt.
-func reconciles(ctx context.Context, dir string) (map[string]float64, error) {
+// scrape reads the manager's metrics and keeps them in dir/name.
+func scrape(ctx context.Context, dir, name string) (map[string]*dto.MetricFamily, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+metricsAddress+"/metrics", nil)
 	if err != nil {
 		return nil, err
@@ -263,41 +299,49 @@ func reconciles(ctx context.Context, dir string) (map[string]float64, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "metrics.txt"), body, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, name), body, 0o644); err != nil {
+		return nil, err
+	}
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(bytes.NewReader(body))
+	if err != nil {
+		return nil, fmt.Errorf("parsing the manager's metrics: %w", err)
+	}
+	return families, nil
+}
+
+// reconciles reads from the manager's metrics how many reconciles each controller ran, and keeps
+// all the metrics in dir/metrics.txt.
+func reconciles(ctx context.Context, dir string) (map[string]float64, error) {
+	families, err := scrape(ctx, dir, "metrics.txt")
+	if err != nil {
 		return nil, err
 	}
 	counts := map[string]float64{}
-	for _, line := range strings.Split(string(body), "\n") {
-		rest, ok := strings.CutPrefix(line, "controller_runtime_reconcile_total{")
-		if !ok {
-			continue
-		}
-		labels, value, ok := strings.Cut(rest, "} ")
-		if !ok {
-			continue
-		}
-		var controller string
-		for _, l := range strings.Split(labels, ",") {
-			if v, ok := strings.CutPrefix(l, "controller="); ok {
-				controller = strings.Trim(v, `"`)
+	if f := families["controller_runtime_reconcile_total"]; f != nil {
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "controller" {
+					counts[l.GetValue()] += m.GetCounter().GetValue()
+				}
 			}
-		}
-		var n float64
-		if _, err := fmt.Sscanf(value, "%g", &n); err == nil {
-			counts[controller] += n
 		}
 	}
 	return counts, nil
 }
 
 // peakRSS is a process's peak resident set size in MiB (VmHWM), read before it stops.
-func peakRSS(pid int) (float64, error) {
+func peakRSS(pid int) (float64, error) { return memory(pid, "VmHWM") }
+
+// memory reads a process's memory figure in MiB from /proc/<pid>/status: VmRSS (now) or VmHWM
+// (peak).
+func memory(pid int, field string) (float64, error) {
 	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return 0, err
 	}
 	for _, line := range strings.Split(string(status), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+		if rest, ok := strings.CutPrefix(line, field+":"); ok {
 			var kib float64
 			if _, err := fmt.Sscanf(strings.TrimSpace(rest), "%f kB", &kib); err != nil {
 				return 0, err
@@ -305,7 +349,7 @@ func peakRSS(pid int) (float64, error) {
 			return kib / 1024, nil
 		}
 	}
-	return 0, errors.New("no VmHWM in /proc status")
+	return 0, fmt.Errorf("no %s in /proc status", field)
 }
 
 func contains(list []string, s string) bool {

@@ -32,22 +32,32 @@ import (
 	"github.com/caldera-sh/caldera/scheduler"
 )
 
+// plainControlPlane starts a control plane with no controller manager and no KWOK, for nodes
+// that are plain API objects, and a client for the benchmark's own writes: as scheduler_perf's,
+// no client-side throttling worth the name and the content type of the scheduler's bind client.
+func plainControlPlane(dir string) (*framework.Framework, kubernetes.Interface, error) {
+	f := &framework.Framework{WithoutControllerManager: true, Dir: dir,
+		APIServerFlags: map[string]string{"disable-admission-plugins": "TaintNodesByCondition,ServiceAccount"}}
+	if err := f.Start(); err != nil {
+		return nil, nil, err
+	}
+	f.Config.QPS, f.Config.Burst = 5000, 5000
+	kube, err := kubernetes.NewForConfig(scheduler.BindClientConfig(f.Config))
+	if err != nil {
+		_ = f.Stop()
+		return nil, nil, err
+	}
+	return f, kube, nil
+}
+
 // schedulingWorkload is groups PodGroups of size pods each on nodes plain nodes.
 func schedulingWorkload(nodes, groups, size int) func(ctx context.Context, b *bench, dir string) (row, error) {
 	return func(ctx context.Context, b *bench, dir string) (row, error) {
-		f := &framework.Framework{WithoutControllerManager: true, Dir: dir,
-			APIServerFlags: map[string]string{"disable-admission-plugins": "TaintNodesByCondition,ServiceAccount"}}
-		if err := f.Start(); err != nil {
-			return row{}, err
-		}
-		defer func() { _ = f.Stop() }()
-		// As scheduler_perf: no client-side throttling worth the name, and the content type of
-		// the scheduler's bind client.
-		f.Config.QPS, f.Config.Burst = 5000, 5000
-		kube, err := kubernetes.NewForConfig(scheduler.BindClientConfig(f.Config))
+		f, kube, err := plainControlPlane(dir)
 		if err != nil {
 			return row{}, err
 		}
+		defer func() { _ = f.Stop() }()
 		for _, ns := range []string{"bench", "ceiling"} {
 			if _, err := kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 				return row{}, err
