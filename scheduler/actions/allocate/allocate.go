@@ -67,6 +67,11 @@ func (a *action) Execute(ssn *framework.Session) {
 		}
 		jobs = append(jobs, j)
 	}
+	if len(jobs) == 0 {
+		// Nothing to place: neither the turns nor the promises, which look at every job, are
+		// needed, and a cycle with nothing pending stays short however many jobs run.
+		return
+	}
 	turns := ssn.NewQueueTurns(jobs, func(name string, q *api.QueueInfo, js []*api.JobInfo) bool {
 		if q != nil {
 			return true

@@ -39,28 +39,35 @@ type promises struct {
 func newPromises(ssn *framework.Session) *promises {
 	p := &promises{need: map[api.JobID]api.Resource{}}
 	for _, j := range ssn.Jobs {
-		p.update(ssn, j)
+		if need, ok := promiseOf(ssn, j); ok {
+			p.need[j.UID] = need
+			p.total.Add(&need)
+		}
 	}
 	return p
 }
 
-// update recomputes what j still needs: its minResources less what it holds, while it is
-// admitted (Inqueue) and its gang is not met.
+// update recomputes what j still needs after it had its turn.
 func (p *promises) update(ssn *framework.Session, j *api.JobInfo) {
 	if old, ok := p.need[j.UID]; ok {
 		p.total.Sub(&old)
 		delete(p.need, j.UID)
 	}
-	if !j.Schedulable() || j.Phase != schedulingv1beta1.PodGroupInqueue || j.MinResources == nil || ssn.JobReady(j) {
-		return
+	if need, ok := promiseOf(ssn, j); ok {
+		p.need[j.UID] = need
+		p.total.Add(&need)
+	}
+}
+
+// promiseOf is what j still needs: its minResources less what it holds, while it is admitted
+// (Inqueue) and its gang is not met.
+func promiseOf(ssn *framework.Session, j *api.JobInfo) (api.Resource, bool) {
+	if j.Phase != schedulingv1beta1.PodGroupInqueue || j.MinResources == nil || !j.Schedulable() || ssn.JobReady(j) {
+		return api.Resource{}, false
 	}
 	need := j.MinResources.Clone()
 	need.SubFloor(&j.Allocated)
-	if need.IsEmpty() {
-		return
-	}
-	p.need[j.UID] = need
-	p.total.Add(&need)
+	return need, !need.IsEmpty()
 }
 
 // allows reports whether j, whose minimum is met, may place a further task of request req: the
