@@ -114,7 +114,7 @@ const metricsAddress = "127.0.0.1:6066"
 func main() {
 	names := flag.String("workloads", "", "Comma-separated workloads to run; empty runs all.")
 	keep := flag.Bool("keep", false, "Keep the data folder (logs, audit logs) after the run.")
-	profile := flag.Duration("profile", 0, "Profile the manager's CPU for this long once each workload's measured part begins (cpu.pprof in the workload's folder; implies -keep).")
+	profile := flag.Duration("profile", 0, "Profile the manager's CPU for this long once each workload's measured part begins (cpu.pprof in the workload's folder; the scale workload also keeps heap.pprof at rest; implies -keep).")
 	flag.Parse()
 	// The benchmark's own clients log through controller-runtime and klog: errors only.
 	logger := zap.New(zap.WriteTo(os.Stderr), zap.Level(zapcore.ErrorLevel))
@@ -282,6 +282,29 @@ func (b *bench) startProfile(ctx context.Context, dir string) {
 			say("profiling: %v", err)
 		}
 	}()
+}
+
+// heapProfile keeps the manager's heap profile in dir/heap.pprof, when profiling was asked for.
+func (b *bench) heapProfile(ctx context.Context, dir string) error {
+	if b.profile == 0 {
+		return nil
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+pprofAddress+"/debug/pprof/heap", nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("reading the manager's heap profile: %w", err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	out, err := os.Create(filepath.Join(dir, "heap.pprof"))
+	if err != nil {
+		return err
+	}
+	defer func() { _ = out.Close() }()
+	_, err = io.Copy(out, resp.Body)
+	return err
 }
 
 // scrape reads the manager's metrics and keeps them in dir/name.

@@ -121,6 +121,9 @@ func scaleWorkload(nodes, jobs int, replicas int32) func(ctx context.Context, b 
 		if err != nil {
 			return row{}, err
 		}
+		if err := b.heapProfile(ctx, dir); err != nil {
+			return row{}, err
+		}
 		rss, err := memory(manager.Pid(), "VmRSS")
 		if err != nil {
 			return row{}, err
