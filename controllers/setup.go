@@ -124,5 +124,8 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	if err := (&CronJobReconciler{Client: opts.clientFor(mgr), Clock: opts.CronJobClock}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the CronJob controller: %w", err)
 	}
+	if err := (&HyperNodeReconciler{Client: opts.clientFor(mgr)}).SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("setting up the HyperNode controller: %w", err)
+	}
 	return nil
 }

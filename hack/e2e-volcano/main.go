@@ -17,8 +17,8 @@ limitations under the License.
 // Command e2e-volcano is `make e2e-volcano`: it runs Volcano's own end-to-end suites against
 // Caldera. build.sh builds the suites (Volcano's code as released, with lower wait constants)
 // into the tool cache. For each suite, as Volcano's CI gives each suite its own kind cluster,
-// this command brings up a local control plane (etcd, kube-apiserver with Caldera's CRDs and
-// Volcano's HyperNode CRD, kube-controller-manager, kube-scheduler for default-scheduler pods,
+// this command brings up a local control plane (etcd, kube-apiserver with Caldera's CRDs,
+// kube-controller-manager, kube-scheduler for default-scheduler pods,
 // KWOK nodes and the simulated kubelet step) and starts the shipped manager, with its optional
 // validating webhook (the counterpart of Volcano's admission webhooks) and Volcano's CI scheduler
 // configuration (kept in the ConfigMap the suites edit, volcano-system/integration-scheduler-configmap,
@@ -73,9 +73,6 @@ const (
 	configKey       = "volcano-scheduler-ci.conf"
 	// ciConfig is Volcano's CI scheduler configuration in the module's tree.
 	ciConfig = "installer/helm/chart/volcano/config/volcano-scheduler-ci.conf"
-	// hyperNodeCRD is Volcano's HyperNode CRD in the module's tree: the suites' clean-up lists
-	// and deletes HyperNodes.
-	hyperNodeCRD = "config/crd/volcano/bases/topology.volcano.sh_hypernodes.yaml"
 )
 
 type options struct {
@@ -299,7 +296,6 @@ func (e *env) runOnFreshCluster(ctx context.Context, suite string, skips, focus 
 // configuration and the manager, with everything they write in dir, and returns the kubeconfig.
 func (e *env) startCluster(ctx context.Context, dir string) (string, error) {
 	e.fw = &framework.Framework{KWOK: true, KubeScheduler: true, PodStartDelay: podStartDelay, Dir: dir, Policies: true,
-		CRDPaths: []string{filepath.Join(e.src, hyperNodeCRD)},
 		// Volcano runs its admission webhooks; Caldera's optional validating webhook is their
 		// counterpart, served by the manager on the address envtest registers.
 		Webhooks: envtest.WebhookInstallOptions{Paths: []string{filepath.Join(framework.RepoRoot(), "config", "webhook")}}}

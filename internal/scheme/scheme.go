@@ -26,6 +26,7 @@ import (
 	busv1alpha1 "github.com/caldera-sh/caldera/api/bus/v1alpha1"
 	flowv1alpha1 "github.com/caldera-sh/caldera/api/flow/v1alpha1"
 	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
+	topologyv1alpha1 "github.com/caldera-sh/caldera/api/topology/v1alpha1"
 )
 
 // New returns a scheme with the built-in Kubernetes types and Caldera's API groups.
@@ -36,5 +37,6 @@ func New() *runtime.Scheme {
 	utilruntime.Must(busv1alpha1.AddToScheme(s))
 	utilruntime.Must(flowv1alpha1.AddToScheme(s))
 	utilruntime.Must(schedulingv1beta1.AddToScheme(s))
+	utilruntime.Must(topologyv1alpha1.AddToScheme(s))
 	return s
 }

@@ -30,6 +30,7 @@ import (
 
 	batchv1alpha1 "github.com/caldera-sh/caldera/api/batch/v1alpha1"
 	flowv1alpha1 "github.com/caldera-sh/caldera/api/flow/v1alpha1"
+	topologyv1alpha1 "github.com/caldera-sh/caldera/api/topology/v1alpha1"
 	celpolicy "github.com/caldera-sh/caldera/internal/job/policy"
 	"github.com/caldera-sh/caldera/internal/jobflow"
 )
@@ -60,7 +61,7 @@ type Options struct {
 // The certificate's Secret is in the manager's namespace: config/rbac/webhook_cert_role.yaml.
 // +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingwebhookconfigurations,verbs=get;list;watch;update;patch
 
-// Setup registers the Job and JobFlow validators with the manager's webhook server. With ManageCerts, the
+// Setup registers the Job, JobFlow and HyperNode validators with the manager's webhook server. With ManageCerts, the
 // validator is registered (and the server started) once the certificate is in place.
 func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 	if opts.Policies == nil {
@@ -75,6 +76,12 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 		return err
 	}
 	register := func() error {
+		if err := ctrl.NewWebhookManagedBy(mgr, &topologyv1alpha1.HyperNode{}).
+			WithValidator(&HyperNodeValidator{}).
+			WithValidatorCustomPath(HyperNodeValidatePath).
+			Complete(); err != nil {
+			return err
+		}
 		if err := ctrl.NewWebhookManagedBy(mgr, &flowv1alpha1.JobFlow{}).
 			WithValidator(&JobFlowValidator{When: when}).
 			WithValidatorCustomPath(JobFlowValidatePath).

@@ -94,8 +94,12 @@ var _ = Describe("Job admission", Label("webhook"), func() {
 		func(data []byte, expect string) {
 			objs := documents(data)
 			Expect(objs).To(HaveLen(1))
-			objs[0].SetNamespace(ns.Name)
-			err := fw.Client.Create(ctx, objs[0])
+			namespaced, err := fw.Client.IsObjectNamespaced(objs[0])
+			Expect(err).NotTo(HaveOccurred())
+			if namespaced {
+				objs[0].SetNamespace(ns.Name)
+			}
+			err = fw.Client.Create(ctx, objs[0])
 			Expect(err).To(HaveOccurred())
 			Expect(err.Error()).To(ContainSubstring("denied the request"))
 			Expect(err.Error()).To(ContainSubstring(expect))
@@ -116,8 +120,8 @@ var _ = Describe("Job admission", Label("webhook"), func() {
 					jobs = append(jobs, obj)
 					continue
 				}
-				// What the jobs need (queues, priority classes) goes in first.
-				if obj.GetKind() == "Queue" || obj.GetKind() == "PriorityClass" {
+				// What the jobs need (queues, priority classes, HyperNodes) goes in first.
+				if obj.GetKind() == "Queue" || obj.GetKind() == "PriorityClass" || obj.GetKind() == "HyperNode" {
 					if err := fw.Client.Create(ctx, obj); err != nil && !apierrors.IsAlreadyExists(err) {
 						Fail(fmt.Sprintf("sample %s: %v", f, err))
 					}

@@ -1,0 +1,135 @@
+/*
+Copyright 2026 The Caldera Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"maps"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	topologyv1alpha1 "github.com/caldera-sh/caldera/api/topology/v1alpha1"
+	"github.com/caldera-sh/caldera/internal/topology"
+)
+
+// HyperNodeReconciler keeps each HyperNode's status: how many nodes it holds (through its
+// member HyperNodes too) and a Ready condition that is False, naming the field, when a member
+// selector cannot be read (a pattern that is not a regular expression, a label selector on
+// HyperNodes, a member that contains the HyperNode). It never writes the spec.
+type HyperNodeReconciler struct {
+	Client client.Client
+}
+
+// Condition reasons of a HyperNode's Ready condition.
+const (
+	// HyperNodeMembersResolved: every member selector was read.
+	HyperNodeMembersResolved = "MembersResolved"
+	// HyperNodeInvalidMember: a member selector cannot be read; the message names it.
+	HyperNodeInvalidMember = "InvalidMember"
+)
+
+// +kubebuilder:rbac:groups=topology.volcano.sh,resources=hypernodes,verbs=get;list;watch
+// +kubebuilder:rbac:groups=topology.volcano.sh,resources=hypernodes/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch
+
+// Reconcile brings one HyperNode's status up to date with the HyperNodes and nodes as they are.
+func (r *HyperNodeReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	hn := &topologyv1alpha1.HyperNode{}
+	if err := r.Client.Get(ctx, req.NamespacedName, hn); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	var hns topologyv1alpha1.HyperNodeList
+	if err := r.Client.List(ctx, &hns); err != nil {
+		return ctrl.Result{}, fmt.Errorf("listing HyperNodes: %w", err)
+	}
+	var nodes corev1.NodeList
+	if err := r.Client.List(ctx, &nodes); err != nil {
+		return ctrl.Result{}, fmt.Errorf("listing nodes: %w", err)
+	}
+	list := make([]*topologyv1alpha1.HyperNode, len(hns.Items))
+	for i := range hns.Items {
+		list[i] = &hns.Items[i]
+	}
+	refs := make([]topology.Node, len(nodes.Items))
+	for i := range nodes.Items {
+		refs[i] = topology.Node{Name: nodes.Items[i].Name, Labels: nodes.Items[i].Labels}
+	}
+	want := HyperNodeStatus(hn, topology.Build(list, refs))
+	if equality.Semantic.DeepEqual(hn.Status, want) {
+		return ctrl.Result{}, nil
+	}
+	patch := client.MergeFrom(hn.DeepCopy())
+	hn.Status = want
+	if err := r.Client.Status().Patch(ctx, hn, patch); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	return ctrl.Result{}, nil
+}
+
+// HyperNodeStatus is the status a HyperNode should have in a topology built from every
+// HyperNode and node: its node count and Ready condition (whose transition time is kept when
+// the status does not change).
+func HyperNodeStatus(hn *topologyv1alpha1.HyperNode, topo *topology.Topology) topologyv1alpha1.HyperNodeStatus {
+	out := *hn.Status.DeepCopy()
+	if d := topo.Domain(hn.Name); d != nil {
+		out.NodeCount = int64(len(d.Nodes))
+	}
+	cond := metav1.Condition{Type: topologyv1alpha1.ConditionReady, Status: metav1.ConditionTrue, Reason: HyperNodeMembersResolved,
+		Message: fmt.Sprintf("tier %d, %d nodes", hn.Spec.Tier, out.NodeCount), ObservedGeneration: hn.Generation}
+	if problem := topo.Problems[hn.Name]; problem != "" {
+		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, HyperNodeInvalidMember, problem
+	}
+	apimeta.SetStatusCondition(&out.Conditions, cond)
+	return out
+}
+
+// SetupWithManager registers the reconciler. Any HyperNode change, and any node added, removed
+// or relabelled, brings every HyperNode's status up to date: counts of higher tiers go through
+// their members.
+func (r *HyperNodeReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	all := handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, _ client.Object) []reconcile.Request {
+		var hns topologyv1alpha1.HyperNodeList
+		if err := mgr.GetClient().List(ctx, &hns); err != nil {
+			ctrl.LoggerFrom(ctx).Error(err, "listing HyperNodes")
+			return nil
+		}
+		out := make([]reconcile.Request, len(hns.Items))
+		for i := range hns.Items {
+			out[i] = reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&hns.Items[i])}
+		}
+		return out
+	})
+	nodeMembership := predicate.Funcs{
+		UpdateFunc: func(e event.UpdateEvent) bool { return !maps.Equal(e.ObjectOld.GetLabels(), e.ObjectNew.GetLabels()) },
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("hypernode").
+		Watches(&topologyv1alpha1.HyperNode{}, all, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Watches(&corev1.Node{}, all, builder.WithPredicates(nodeMembership)).
+		Complete(r)
+}
