@@ -108,7 +108,7 @@ func TestOptionsDefaultsAndErrors(t *testing.T) {
 func TestUnknownPluginsAreLeftOutAndReported(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "scheduler.conf")
 	// Volcano's gang-eviction configuration names plugins Caldera does not implement.
-	text := "actions: \"enqueue, allocate\"\ntiers:\n- plugins:\n  - name: gang\n  - name: network-topology-aware\n- plugins:\n  - name: capacity\n  - name: predicates\n"
+	text := "actions: \"enqueue, allocate\"\ntiers:\n- plugins:\n  - name: gang\n  - name: deviceshare\n- plugins:\n  - name: capacity\n  - name: predicates\n"
 	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +138,7 @@ func TestUnknownPluginsAreLeftOutAndReported(t *testing.T) {
 		}
 	}
 	want := []string{
-		`Warning UnknownSchedulerPlugin scheduler configuration from file ` + path + `: tiers[0].plugins[1].name: plugin "network-topology-aware" is not implemented by Caldera and is left out; the configuration's other plugins run without it`,
+		`Warning UnknownSchedulerPlugin scheduler configuration from file ` + path + `: tiers[0].plugins[1].name: plugin "deviceshare" is not implemented by Caldera and is left out; the configuration's other plugins run without it`,
 		`Warning UnknownSchedulerPlugin scheduler configuration from file ` + path + `: tiers[1].plugins[0].name: plugin "capacity" is not implemented by Caldera and is left out; the configuration's other plugins run without it`,
 	}
 	if diff := cmp.Diff(want, warnings); diff != "" {
@@ -150,6 +150,7 @@ func TestIgnoredArgumentsAreReported(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "scheduler.conf")
 	text := "actions: \"enqueue, allocate, preempt\"\ntiers:\n- plugins:\n  - name: gang\n  - name: predicates\n    arguments:\n" +
 		"      predicate.DynamicResourceAllocationEnable: true\n      predicate.GPUSharingEnable: false\n  - name: nodeorder\n    arguments:\n      imagelocality.weight: 1\n" +
+		"  - name: network-topology-aware\n" +
 		"configurations:\n- name: preempt\n  arguments:\n    enableTopologyAwarePreemption: true\n"
 	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
@@ -175,6 +176,9 @@ func TestIgnoredArgumentsAreReported(t *testing.T) {
 			`argument "predicate.DynamicResourceAllocationEnable" of plugin "predicates" turns on Dynamic Resource Allocation (pods' resourceClaims are not allocated devices), which Caldera does not implement; it has no effect (remove it to silence this warning)`,
 		`Warning IgnoredSchedulerArgument scheduler configuration from file ` + path + `: tiers[0].plugins[2].arguments.imagelocality.weight: ` +
 			`argument "imagelocality.weight" of plugin "nodeorder" turns on the image-locality score, which Caldera does not implement; it has no effect (remove it to silence this warning)`,
+		`Warning IgnoredSchedulerArgument scheduler configuration from file ` + path + `: tiers[0].plugins[3].arguments.hypernode.binpack.normal-pod.enable: ` +
+			`argument "hypernode.binpack.normal-pod.enable" of plugin "network-topology-aware" is on unless set to false, and turns on scoring nodes for pods ` +
+			`without a network topology by how full their HyperNodes are, which Caldera does not implement; it has no effect (set it to false to silence this warning)`,
 		`Warning IgnoredSchedulerArgument scheduler configuration from file ` + path + `: configurations[0].arguments.enableTopologyAwarePreemption: ` +
 			`argument "enableTopologyAwarePreemption" of action "preempt" is accepted for compatibility with Volcano and has no effect in Caldera; remove it to silence this warning`}
 	if diff := cmp.Diff(want, warnings); diff != "" {

@@ -64,6 +64,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
+	topologyv1alpha1 "github.com/caldera-sh/caldera/api/topology/v1alpha1"
 	"github.com/caldera-sh/caldera/internal/job/lifecycle"
 	"github.com/caldera-sh/caldera/scheduler/api"
 	"github.com/caldera-sh/caldera/scheduler/cache"
@@ -90,6 +91,7 @@ import (
 // +kubebuilder:rbac:groups="",resources=persistentvolumes,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=storage.k8s.io,resources=storageclasses;csinodes;csidrivers;csistoragecapacities;volumeattachments,verbs=get;list;watch
 // +kubebuilder:rbac:groups=scheduling.volcano.sh,resources=podgroups;queues,verbs=get;list;watch
+// +kubebuilder:rbac:groups=topology.volcano.sh,resources=hypernodes,verbs=get;list;watch
 // +kubebuilder:rbac:groups=scheduling.volcano.sh,resources=queues,verbs=create
 // +kubebuilder:rbac:groups=scheduling.volcano.sh,resources=podgroups/status;queues/status,verbs=get;update;patch
 
@@ -194,6 +196,7 @@ func New(mgr manager.Manager, opts Options) (*Scheduler, error) {
 		{&schedulingv1beta1.Queue{}, s.cache.QueueHandler()},
 		{&schedulingv1.PriorityClass{}, s.cache.PriorityClassHandler()},
 		{&policyv1.PodDisruptionBudget{}, s.cache.PodDisruptionBudgetHandler()},
+		{&topologyv1alpha1.HyperNode{}, s.cache.HyperNodeHandler()},
 	} {
 		inf, err := s.mgrCache.GetInformer(ctx, w.obj, crcache.BlockUntilSynced(false))
 		if err != nil {

@@ -36,6 +36,7 @@ import (
 	toolscache "k8s.io/client-go/tools/cache"
 
 	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
+	topologyv1alpha1 "github.com/caldera-sh/caldera/api/topology/v1alpha1"
 	"github.com/caldera-sh/caldera/internal/podgroup"
 	"github.com/caldera-sh/caldera/scheduler/api"
 	"github.com/caldera-sh/caldera/scheduler/snapshot"
@@ -90,6 +91,11 @@ type Cache struct {
 	// dirtyBudgets holds the keys (namespace/name) of the budgets changed since the last update.
 	dirtyBudgets map[string]struct{}
 
+	// hyperNodes holds the HyperNodes by name; hyperNodesDirty is true when one changed since
+	// the last update.
+	hyperNodes      map[string]*topologyv1alpha1.HyperNode
+	hyperNodesDirty bool
+
 	notify chan struct{}
 	// capacityEpoch counts the changes that may give room to jobs that did not fit: a pod leaving
 	// a node, a node added or changed, a queue changed, a PodGroup gone or no longer admitted.
@@ -123,6 +129,7 @@ func New(schedulerNames []string, defaultQueue string) *Cache {
 		dirtyJobs:       map[api.JobID]struct{}{},
 		dirtyQueues:     map[string]struct{}{},
 		dirtyBudgets:    map[string]struct{}{},
+		hyperNodes:      map[string]*topologyv1alpha1.HyperNode{},
 		notify:          make(chan struct{}, 1),
 	}
 }
@@ -201,6 +208,14 @@ func (c *Cache) UpdateSnapshot(s *snapshot.Snapshot) {
 			s.RemoveBudget(key)
 		}
 	}
+	if c.hyperNodesDirty {
+		list := make([]*topologyv1alpha1.HyperNode, 0, len(c.hyperNodes))
+		for _, hn := range c.hyperNodes {
+			list = append(list, hn)
+		}
+		s.SetHyperNodes(list)
+		c.hyperNodesDirty = false
+	}
 	clear(c.dirtyNodes)
 	clear(c.dirtyJobs)
 	clear(c.dirtyQueues)
@@ -262,6 +277,35 @@ func (c *Cache) DeleteNode(name string) {
 		n.SetNode(nil)
 	}
 	c.dirtyNodes[name] = struct{}{}
+	c.kick()
+}
+
+// ---- HyperNodes ----
+
+// AddHyperNode records a HyperNode. A change of its spec may let jobs with a network topology
+// fit where they did not.
+func (c *Cache) AddHyperNode(hn *topologyv1alpha1.HyperNode) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old, ok := c.hyperNodes[hn.Name]; ok && old.Generation == hn.Generation && old.UID == hn.UID {
+		return
+	}
+	c.hyperNodes[hn.Name] = hn
+	c.hyperNodesDirty = true
+	c.capacityEpoch++
+	c.kick()
+}
+
+// DeleteHyperNode forgets a HyperNode.
+func (c *Cache) DeleteHyperNode(name string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.hyperNodes[name]; !ok {
+		return
+	}
+	delete(c.hyperNodes, name)
+	c.hyperNodesDirty = true
+	c.capacityEpoch++
 	c.kick()
 }
 
@@ -967,6 +1011,25 @@ func (c *Cache) QueueHandler() toolscache.ResourceEventHandler {
 func (c *Cache) onQueue(obj any) {
 	if q, ok := obj.(*schedulingv1beta1.Queue); ok {
 		c.AddQueue(q)
+	}
+}
+
+// HyperNodeHandler returns the informer event handler for HyperNodes.
+func (c *Cache) HyperNodeHandler() toolscache.ResourceEventHandler {
+	return toolscache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { c.onHyperNode(obj) },
+		UpdateFunc: func(_, obj any) { c.onHyperNode(obj) },
+		DeleteFunc: func(obj any) {
+			if hn, ok := unwrap(obj).(*topologyv1alpha1.HyperNode); ok {
+				c.DeleteHyperNode(hn.Name)
+			}
+		},
+	}
+}
+
+func (c *Cache) onHyperNode(obj any) {
+	if hn, ok := obj.(*topologyv1alpha1.HyperNode); ok {
+		c.AddHyperNode(hn)
 	}
 }
 

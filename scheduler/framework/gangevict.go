@@ -23,6 +23,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/caldera-sh/caldera/internal/topology"
 	"github.com/caldera-sh/caldera/scheduler/api"
 	"github.com/caldera-sh/caldera/scheduler/metrics"
 )
@@ -108,6 +109,15 @@ func (ssn *Session) MakeRoom(j *api.JobInfo, s RoomSearch) bool {
 	}
 	for _, t := range pending {
 		if t.PreemptionNever {
+			return false
+		}
+	}
+	if j.PodGroup != nil && j.PodGroup.Spec.NetworkTopology != nil {
+		// The room search frees resources anywhere; a job held within one HyperNode could not
+		// use room freed outside it, so it does not evict (as in Volcano), and says so.
+		topo := ssn.Topology()
+		if limit := topology.LimitOf(j.PodGroup.Spec.NetworkTopology, topo); limit.Confines(topo) {
+			ssn.Explain(j.UID, fmt.Sprintf("no %s is tried for it: a job held within one HyperNode (%s) waits for room there", s.Action, limit.Describe()))
 			return false
 		}
 	}

@@ -22,6 +22,7 @@ package framework
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -71,6 +72,9 @@ type Registry struct {
 	// Caldera does not do, each with what that is; a configuration that turns one on (true, or a
 	// number other than 0) is reported (Config.Ignored).
 	IgnoredPluginArguments map[string]map[string]string
+	// DefaultOnPluginArguments are, per plugin, those of its IgnoredPluginArguments that are on
+	// in Volcano when the configuration does not set them: they are reported unless turned off.
+	DefaultOnPluginArguments map[string][]string
 }
 
 // Known returns what the registry knows, for conf.Validate.
@@ -172,10 +176,15 @@ type IgnoredArgument struct {
 	Action, Plugin, Name string
 	// What is what a plugin argument asks for that Caldera does not do.
 	What string
+	// ByDefault is true when the configuration does not set the argument, which is on by default.
+	ByDefault bool
 }
 
 // String says what is ignored.
 func (a IgnoredArgument) String() string {
+	if a.Plugin != "" && a.ByDefault {
+		return fmt.Sprintf("%s: argument %q of plugin %q is on unless set to false, and turns on %s, which Caldera does not implement; it has no effect (set it to false to silence this warning)", a.Path, a.Name, a.Plugin, a.What)
+	}
 	if a.Plugin != "" {
 		return fmt.Sprintf("%s: argument %q of plugin %q turns on %s, which Caldera does not implement; it has no effect (remove it to silence this warning)", a.Path, a.Name, a.Plugin, a.What)
 	}
@@ -195,11 +204,13 @@ func ignoredPluginArguments(cfg *conf.SchedulerConfiguration, reg Registry) []Ig
 			}
 			sort.Strings(keys)
 			for _, key := range keys {
-				if !turnedOn(p.Arguments[key]) {
+				v, set := p.Arguments[key]
+				on := turnedOn(v) || (!set && slices.Contains(reg.DefaultOnPluginArguments[p.Name], key))
+				if !on {
 					continue
 				}
 				out = append(out, IgnoredArgument{Path: fmt.Sprintf("tiers[%d].plugins[%d].arguments.%s", i, j, key),
-					Plugin: p.Name, Name: key, What: what[key]})
+					Plugin: p.Name, Name: key, What: what[key], ByDefault: !set})
 			}
 		}
 	}

@@ -17,6 +17,8 @@ limitations under the License.
 package framework
 
 import (
+	"slices"
+
 	"github.com/caldera-sh/caldera/scheduler/api"
 )
 
@@ -43,6 +45,8 @@ func FeasibleNodesToFind(n int) int {
 // while resources on nodes do not grow, that is within the placement of one job.
 type NodeSearch struct {
 	failed map[uint64]map[int][]string
+	// within, when not nil, are the only nodes the search looks at (see NewDomainSearch).
+	within []*api.NodeInfo
 }
 
 // NewNodeSearch starts a search memory for one job.
@@ -96,6 +100,10 @@ func (ssn *Session) OnceReleased() bool { return ssn.onceReleased }
 // nothing fits, the returned FitErrors say why, node by node; search may be nil.
 func (ssn *Session) SelectNode(t *api.TaskInfo, search *NodeSearch) (*Placement, *api.FitErrors) {
 	nodes := ssn.NodeList
+	inDomain := search != nil && search.within != nil
+	if inDomain {
+		nodes = search.within
+	}
 	fe := api.NewFitErrors(len(nodes))
 	if len(nodes) == 0 {
 		return nil, fe
@@ -105,13 +113,13 @@ func (ssn *Session) SelectNode(t *api.TaskInfo, search *NodeSearch) (*Placement,
 		return nil, fe
 	}
 	if t.NominatedNode != "" {
-		if n, ok := ssn.Nodes[t.NominatedNode]; ok {
+		if n, ok := ssn.Nodes[t.NominatedNode]; ok && (!inDomain || slices.Contains(nodes, n)) {
 			if reasons, pipelined := ssn.FitOnNode(t, n); len(reasons) == 0 {
 				return &Placement{Node: n, Pipelined: pipelined}, nil
 			}
 		}
 	}
-	if ssn.shareable(t) {
+	if !inDomain && ssn.shareable(t) {
 		ssn.keyUses[t.PredicateKey]++
 		if ssn.keyUses[t.PredicateKey] > 1 {
 			return ssn.ranked(t)
@@ -125,9 +133,11 @@ func (ssn *Session) SelectNode(t *api.TaskInfo, search *NodeSearch) (*Placement,
 			search.failed[t.PredicateKey] = failed
 		}
 	}
-	want := FeasibleNodesToFind(len(nodes))
+	want, start := len(nodes), 0
+	if !inDomain {
+		want, start = FeasibleNodesToFind(len(nodes)), ssn.nodeStart%len(nodes)
+	}
 	var now, later []*api.NodeInfo
-	start := ssn.nodeStart % len(nodes)
 	scanned := 0
 	for i := 0; i < len(nodes) && len(now) < want; i++ {
 		idx := (start + i) % len(nodes)
@@ -154,7 +164,9 @@ func (ssn *Session) SelectNode(t *api.TaskInfo, search *NodeSearch) (*Placement,
 			now = append(now, n)
 		}
 	}
-	ssn.nodeStart = (start + scanned) % len(nodes)
+	if !inDomain {
+		ssn.nodeStart = (start + scanned) % len(nodes)
+	}
 	candidates, pipelined := now, false
 	if len(candidates) == 0 {
 		candidates, pipelined = later, true

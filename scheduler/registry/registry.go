@@ -29,6 +29,7 @@ import (
 	"github.com/caldera-sh/caldera/scheduler/plugins/conformance"
 	"github.com/caldera-sh/caldera/scheduler/plugins/drf"
 	"github.com/caldera-sh/caldera/scheduler/plugins/gang"
+	"github.com/caldera-sh/caldera/scheduler/plugins/networktopology"
 	"github.com/caldera-sh/caldera/scheduler/plugins/nodeorder"
 	"github.com/caldera-sh/caldera/scheduler/plugins/overcommit"
 	"github.com/caldera-sh/caldera/scheduler/plugins/predicates"
@@ -42,16 +43,17 @@ func Default() framework.Registry {
 	actions := []framework.Action{enqueue.New(), allocate.New(), backfill.New(), preempt.New(), reclaim.New()}
 	r := framework.Registry{
 		Plugins: map[string]framework.PluginBuilder{
-			priority.Name:    priority.New,
-			gang.Name:        gang.New,
-			conformance.Name: conformance.New,
-			drf.Name:         drf.New,
-			proportion.Name:  proportion.New,
-			sla.Name:         sla.New,
-			predicates.Name:  predicates.New,
-			nodeorder.Name:   nodeorder.New,
-			binpack.Name:     binpack.New,
-			overcommit.Name:  overcommit.New,
+			priority.Name:        priority.New,
+			gang.Name:            gang.New,
+			conformance.Name:     conformance.New,
+			drf.Name:             drf.New,
+			proportion.Name:      proportion.New,
+			sla.Name:             sla.New,
+			predicates.Name:      predicates.New,
+			nodeorder.Name:       nodeorder.New,
+			binpack.Name:         binpack.New,
+			overcommit.Name:      overcommit.New,
+			networktopology.Name: networktopology.New,
 		},
 		Actions:         map[string]framework.Action{},
 		ActionArguments: map[string]framework.ActionArgumentsCheck{},
@@ -77,12 +79,14 @@ func Default() framework.Registry {
 			"predicate.GPUNumberEnable":                 "GPU sharing by count",
 			"predicate.ProportionalEnable":              "proportional cpu and memory for GPU pods",
 		},
+		networktopology.Name: networktopology.Ignored,
 		nodeorder.Name: {
 			"imagelocality.weight":  "the image-locality score",
 			"selectorspread.weight": "the selector-spread score",
 			"volumebinding.weight":  "the storage-capacity score of volume binding",
 		},
 	}
+	r.DefaultOnPluginArguments = map[string][]string{networktopology.Name: {networktopology.NormalPodArgument}}
 	// Volcano's gang-aware actions are the same as preempt and reclaim here, which take victims
 	// as whole jobs or surplus pods and simulate the gang before evicting.
 	for _, alias := range []string{"gangpreempt", "gangPreempt"} {

@@ -22,6 +22,7 @@ limitations under the License.
 package snapshot
 
 import (
+	"maps"
 	"sort"
 	"strings"
 
@@ -29,6 +30,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
+	topologyv1alpha1 "github.com/caldera-sh/caldera/api/topology/v1alpha1"
+	"github.com/caldera-sh/caldera/internal/topology"
 	"github.com/caldera-sh/caldera/scheduler/api"
 )
 
@@ -129,6 +132,10 @@ type Snapshot struct {
 	updateRunning bool
 	// budgets holds the PodDisruptionBudgets by namespace, each namespace's in Key order.
 	budgets map[string][]*api.BudgetInfo
+	// hyperNodes are the HyperNodes; topology is the domains built from them and the nodes,
+	// built when first asked for and dropped when a HyperNode, or a node's name or labels, change.
+	hyperNodes []*topologyv1alpha1.HyperNode
+	topology   *topology.Topology
 }
 
 // New returns an empty snapshot.
@@ -190,9 +197,34 @@ func (s *Snapshot) EndUpdate() {
 	s.Generation++
 }
 
+// SetHyperNodes replaces the HyperNodes.
+func (s *Snapshot) SetHyperNodes(list []*topologyv1alpha1.HyperNode) {
+	s.hyperNodes = list
+	s.topology = nil
+}
+
+// Topology returns the network domains of the HyperNodes over the snapshot's nodes.
+func (s *Snapshot) Topology() *topology.Topology {
+	if s.topology == nil {
+		nodes := make([]topology.Node, 0, len(s.Nodes))
+		for _, n := range s.Nodes {
+			if n.Node != nil {
+				nodes = append(nodes, topology.Node{Name: n.Name, Labels: n.Node.Labels})
+			}
+		}
+		s.topology = topology.Build(s.hyperNodes, nodes)
+	}
+	return s.topology
+}
+
 // SetNode puts a node copy in the snapshot, replacing an older one.
 func (s *Snapshot) SetNode(n *api.NodeInfo) {
 	s.NodesChanged = true
+	if s.topology != nil {
+		if old, ok := s.Nodes[n.Name]; !ok || old.Node == nil || n.Node == nil || !maps.Equal(old.Node.Labels, n.Node.Labels) {
+			s.topology = nil
+		}
+	}
 	if c, ok := s.nodeContrib[n.Name]; ok {
 		s.subNode(c)
 	}
@@ -220,6 +252,7 @@ func (s *Snapshot) RemoveNode(name string) {
 		return
 	}
 	s.NodesChanged = true
+	s.topology = nil
 	if c, ok := s.nodeContrib[name]; ok {
 		s.subNode(c)
 		delete(s.nodeContrib, name)

@@ -136,9 +136,43 @@ func hasPendingWork(j *api.JobInfo) bool {
 // A task beyond the job's minimum is placed only where it leaves room for the minimums of the
 // other admitted jobs (see promises); when it would not, the job stops growing this cycle and
 // says so.
+//
+// A job with a network topology is placed within one network domain (see placeInDomain).
 func Job(ssn *framework.Session, q *api.QueueInfo, j *api.JobInfo, tasks []*api.TaskInfo, promised *promises) (untried []*api.TaskInfo) {
-	stmt := ssn.NewStatement()
-	search := framework.NewNodeSearch()
+	if nt := networkTopology(j); nt != nil {
+		return placeInDomain(ssn, q, j, tasks, promised, nt)
+	}
+	return anywhere(ssn, q, j, tasks, promised)
+}
+
+// anywhere places a job's tasks on any node.
+func anywhere(ssn *framework.Session, q *api.QueueInfo, j *api.JobInfo, tasks []*api.TaskInfo, promised *promises) []*api.TaskInfo {
+	stmt, untried, _ := try(ssn, q, j, tasks, promised, framework.NewNodeSearch(), ssn.RecordFitErrors)
+	return settle(ssn, j, stmt, untried)
+}
+
+// settle commits the placements of a ready job (and returns the tasks it did not try), keeps
+// those of a pipelined one and undoes the others.
+func settle(ssn *framework.Session, j *api.JobInfo, stmt *framework.Statement, untried []*api.TaskInfo) []*api.TaskInfo {
+	switch {
+	case ssn.JobReady(j):
+		stmt.Commit()
+		return untried
+	case ssn.JobPipelined(j):
+		stmt.Keep()
+	default:
+		stmt.Discard()
+	}
+	return nil
+}
+
+// try places tasks in order on the nodes search looks at, recording why a task fits nowhere
+// with record, until the job is ready with tasks left (returned untried) or the tasks run out.
+// It returns the statement holding the placements, for the caller to settle, and how many tasks
+// it placed.
+func try(ssn *framework.Session, q *api.QueueInfo, j *api.JobInfo, tasks []*api.TaskInfo, promised *promises,
+	search *framework.NodeSearch, record func(*api.TaskInfo, *api.FitErrors)) (stmt *framework.Statement, untried []*api.TaskInfo, placed int) {
+	stmt = ssn.NewStatement()
 	explained := false
 	for i, t := range tasks {
 		if ssn.JobReady(j) {
@@ -147,7 +181,7 @@ func Job(ssn *framework.Session, q *api.QueueInfo, j *api.JobInfo, tasks []*api.
 				fe := &api.FitErrors{Err: fmt.Sprintf("the pod is beyond its job's minimum and the free resources are promised "+
 					"to admitted jobs that have not started yet (%s); it waits until they have", held)}
 				for _, rest := range tasks[i:] {
-					ssn.RecordFitErrors(rest, fe)
+					record(rest, fe)
 				}
 				break
 			}
@@ -162,14 +196,14 @@ func Job(ssn *framework.Session, q *api.QueueInfo, j *api.JobInfo, tasks []*api.
 				// Say whether the cluster, not only the queue's share, lacks room for it.
 				explained = true
 				if p, fe := ssn.SelectNode(t, search); p == nil {
-					ssn.RecordFitErrors(t, fe)
+					record(t, fe)
 				}
 			}
 			continue
 		}
 		p, fe := ssn.SelectNode(t, search)
 		if p == nil {
-			ssn.RecordFitErrors(t, fe)
+			record(t, fe)
 			continue
 		}
 		var err error
@@ -182,18 +216,10 @@ func Job(ssn *framework.Session, q *api.QueueInfo, j *api.JobInfo, tasks []*api.
 			ssn.Log.Error(err, "placing a task", "task", t.Namespace+"/"+t.Name, "node", p.Node.Name)
 			continue
 		}
+		placed++
 		if i+1 < len(tasks) && !p.Pipelined && ssn.JobReady(j) {
-			stmt.Commit()
-			return tasks[i+1:]
+			return stmt, tasks[i+1:], placed
 		}
 	}
-	switch {
-	case ssn.JobReady(j):
-		stmt.Commit()
-	case ssn.JobPipelined(j):
-		stmt.Keep()
-	default:
-		stmt.Discard()
-	}
-	return nil
+	return stmt, nil, placed
 }

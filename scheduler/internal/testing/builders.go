@@ -31,6 +31,7 @@ import (
 
 	batchv1alpha1 "github.com/caldera-sh/caldera/api/batch/v1alpha1"
 	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
+	topologyv1alpha1 "github.com/caldera-sh/caldera/api/topology/v1alpha1"
 	"github.com/caldera-sh/caldera/scheduler/cache"
 	"github.com/caldera-sh/caldera/scheduler/snapshot"
 )
@@ -394,6 +395,33 @@ func (g *PodGroupWrapper) Condition(c schedulingv1beta1.PodGroupCondition) *PodG
 // QueueWrapper builds a Queue.
 type QueueWrapper struct{ schedulingv1beta1.Queue }
 
+// NetworkTopology sets the PodGroup's network topology: mode hard or soft, and the highest tier
+// allowed (tier > 0) or the highest tier's name (tierName != "").
+func (g *PodGroupWrapper) NetworkTopology(mode string, tier int32, tierName string) *PodGroupWrapper {
+	nt := &schedulingv1beta1.NetworkTopologySpec{Mode: schedulingv1beta1.NetworkTopologyMode(mode), HighestTierName: tierName}
+	if tier > 0 {
+		nt.HighestTierAllowed = &tier
+	}
+	g.Spec.NetworkTopology = nt
+	return g
+}
+
+// MakeHyperNode returns a HyperNode of a tier whose members are the nodes (tier 1) or the
+// HyperNodes (higher tiers) named, each by exact name.
+func MakeHyperNode(name string, tier int, members ...string) *topologyv1alpha1.HyperNode {
+	typ := topologyv1alpha1.MemberTypeHyperNode
+	if tier == 1 {
+		typ = topologyv1alpha1.MemberTypeNode
+	}
+	hn := &topologyv1alpha1.HyperNode{ObjectMeta: metav1.ObjectMeta{Name: name, UID: uid("hypernode", "", name), Generation: 1},
+		Spec: topologyv1alpha1.HyperNodeSpec{Tier: tier}}
+	for _, m := range members {
+		hn.Spec.Members = append(hn.Spec.Members, topologyv1alpha1.MemberSpec{Type: typ,
+			Selector: topologyv1alpha1.MemberSelector{ExactMatch: &topologyv1alpha1.ExactMatch{Name: m}}})
+	}
+	return hn
+}
+
 // MakeQueue starts an Open queue with the given weight.
 func MakeQueue(name string, weight int32) *QueueWrapper {
 	reclaimable := true
@@ -503,7 +531,7 @@ type TB interface {
 }
 
 // NewCache returns a cache serving SchedulerName with queue "default" as default, fed with objs
-// (pods, nodes, PodGroups, Queues, PriorityClasses, PodDisruptionBudgets) in order.
+// (pods, nodes, PodGroups, Queues, PriorityClasses, PodDisruptionBudgets, HyperNodes) in order.
 func NewCache(tb TB, objs ...any) *cache.Cache {
 	tb.Helper()
 	c := cache.New([]string{SchedulerName}, schedulingv1beta1.DefaultQueue)
@@ -521,6 +549,8 @@ func NewCache(tb TB, objs ...any) *cache.Cache {
 			c.AddPriorityClass(v)
 		case *policyv1.PodDisruptionBudget:
 			c.AddPodDisruptionBudget(v)
+		case *topologyv1alpha1.HyperNode:
+			c.AddHyperNode(v)
 		default:
 			tb.Fatalf("NewCache: unsupported object type %T", o)
 		}

@@ -68,23 +68,32 @@ func ParseWeights(args conf.Arguments) (Weights, error) {
 	if err := args.CheckKeys([]string{WeightArgument, CPUArgument, MemoryArgument, ResourcesArgument}, resourcePrefix); err != nil {
 		return Weights{}, err
 	}
-	w := Weights{Resources: map[corev1.ResourceName]int{}}
+	var w Weights
 	var err error
 	if w.Weight, err = args.Int(WeightArgument, 1); err != nil {
 		return w, err
 	}
-	cpu, err := args.Int(CPUArgument, 1)
+	w.Resources, err = ResourceWeights(args, CPUArgument, MemoryArgument, ResourcesArgument, resourcePrefix)
+	return w, err
+}
+
+// ResourceWeights reads binpack-style resource weights: cpuKey and memoryKey (1 by default),
+// listKey (a comma-separated list of other resources) and prefix+<name> for each listed
+// resource (1 by default). A weight of a resource not listed, or below 0, is an error.
+func ResourceWeights(args conf.Arguments, cpuKey, memoryKey, listKey, prefix string) (map[corev1.ResourceName]int, error) {
+	out := map[corev1.ResourceName]int{}
+	cpu, err := args.Int(cpuKey, 1)
 	if err != nil {
-		return w, err
+		return nil, err
 	}
-	mem, err := args.Int(MemoryArgument, 1)
+	mem, err := args.Int(memoryKey, 1)
 	if err != nil {
-		return w, err
+		return nil, err
 	}
-	w.Resources[corev1.ResourceCPU], w.Resources[corev1.ResourceMemory] = cpu, mem
-	list, err := args.String(ResourcesArgument, "")
+	out[corev1.ResourceCPU], out[corev1.ResourceMemory] = cpu, mem
+	list, err := args.String(listKey, "")
 	if err != nil {
-		return w, err
+		return nil, err
 	}
 	listed := map[string]bool{}
 	for _, name := range strings.Split(list, ",") {
@@ -93,23 +102,23 @@ func ParseWeights(args conf.Arguments) (Weights, error) {
 			continue
 		}
 		listed[name] = true
-		v, err := args.Int(resourcePrefix+name, 1)
+		v, err := args.Int(prefix+name, 1)
 		if err != nil {
-			return w, err
+			return nil, err
 		}
-		w.Resources[corev1.ResourceName(name)] = v
+		out[corev1.ResourceName(name)] = v
 	}
 	for key := range args {
-		if name, ok := strings.CutPrefix(key, resourcePrefix); ok && !listed[name] {
-			return w, fmt.Errorf("%s: resource %q is not in %s; add it there or remove this weight", key, name, ResourcesArgument)
+		if name, ok := strings.CutPrefix(key, prefix); ok && !listed[name] {
+			return nil, fmt.Errorf("%s: resource %q is not in %s; add it there or remove this weight", key, name, listKey)
 		}
 	}
-	for name, v := range w.Resources {
+	for name, v := range out {
 		if v < 0 {
-			return w, fmt.Errorf("weight of %s: must be 0 or more, got %d", name, v)
+			return nil, fmt.Errorf("weight of %s: must be 0 or more, got %d", name, v)
 		}
 	}
-	return w, nil
+	return out, nil
 }
 
 func (p *plugin) Name() string { return Name }
