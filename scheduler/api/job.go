@@ -63,6 +63,8 @@ type JobInfo struct {
 	// TaskMinAvailable is, per task role, the number of its tasks that must be placed together.
 	// Read only.
 	TaskMinAvailable map[string]int32
+	// SubGroups are the PodGroup's subGroupPolicy (partitions). Read only.
+	SubGroups []SubGroupPolicy
 	// MinResources is what the job needs to start, nil when not given. Read only.
 	MinResources *Resource
 	// CreationTime is the PodGroup's (or lone pod's) creation time.
@@ -252,7 +254,7 @@ func (j *JobInfo) MinimumsMet(countPipelined bool) bool {
 		return false
 	}
 	if !j.TaskMinimumsApply() {
-		return true
+		return !j.HasSubGroupMinimums() || j.subGroupMinimumsMet(countPipelined)
 	}
 	counts := map[string]int32{}
 	for _, t := range j.Tasks {
@@ -266,7 +268,7 @@ func (j *JobInfo) MinimumsMet(countPipelined bool) bool {
 			return false
 		}
 	}
-	return true
+	return !j.HasSubGroupMinimums() || j.subGroupMinimumsMet(countPipelined)
 }
 
 // TaskMinimumsApply reports whether the job's per-task minimums (minTaskMember) are enforced:
@@ -287,6 +289,10 @@ func (j *JobInfo) TaskMinimumsApply() bool {
 // least minMember, and each task's at least its minTaskMember) and the rest. Only placed tasks
 // (AllocatedStatus) count toward the minimums and may be surplus.
 func (j *JobInfo) Surplus(tasks []*TaskInfo) (surplus, rest []*TaskInfo) {
+	if j.HasSubGroupMinimums() {
+		// Losing one pod may break a subgroup the job needs whole: none goes alone.
+		return nil, tasks
+	}
 	spare := j.ReadyTaskNum() - j.MinAvailable
 	var roleSpare map[string]int32
 	if j.TaskMinimumsApply() {

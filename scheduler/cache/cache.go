@@ -519,6 +519,7 @@ func (c *Cache) applyPodGroupLocked(j *api.JobInfo, pg *schedulingv1beta1.PodGro
 	}
 	j.MinAvailable = pg.Spec.MinMember
 	j.TaskMinAvailable = pg.Spec.MinTaskMember
+	j.SubGroups = api.NewSubGroupPolicies(pg.Spec.SubGroupPolicy)
 	j.MinResources = nil
 	if pg.Spec.MinResources != nil {
 		r := api.NewResource(*pg.Spec.MinResources)

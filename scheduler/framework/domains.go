@@ -70,3 +70,16 @@ func NewDomainSearch(nodes []*api.NodeInfo) *NodeSearch {
 	}
 	return s
 }
+
+// Within returns the nodes a domain search is held to, as a set, or nil when it looks at every
+// node.
+func (s *NodeSearch) Within() map[string]bool {
+	if s == nil || s.within == nil {
+		return nil
+	}
+	out := make(map[string]bool, len(s.within))
+	for _, n := range s.within {
+		out[n.Name] = true
+	}
+	return out
+}

@@ -147,6 +147,12 @@ func (s *Statement) Evict(t *api.TaskInfo, reason string) error {
 // Discard undoes every operation, last first.
 func (s *Statement) Discard() { s.discardFrom(0) }
 
+// Mark returns a point of the statement to undo back to with DiscardFrom.
+func (s *Statement) Mark() int { return len(s.ops) }
+
+// DiscardFrom undoes the operations made since mark (see Mark), last first.
+func (s *Statement) DiscardFrom(mark int) { s.discardFrom(mark) }
+
 // discardFrom undoes the operations from index mark on, last first.
 func (s *Statement) discardFrom(mark int) {
 	for i := len(s.ops) - 1; i >= mark; i-- {

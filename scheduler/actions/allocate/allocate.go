@@ -168,11 +168,26 @@ func settle(ssn *framework.Session, j *api.JobInfo, stmt *framework.Statement, u
 
 // try places tasks in order on the nodes search looks at, recording why a task fits nowhere
 // with record, until the job is ready with tasks left (returned untried) or the tasks run out.
-// It returns the statement holding the placements, for the caller to settle, and how many tasks
-// it placed.
+// A job with subgroups (partitions) is placed subgroup by subgroup (see trySubGroups). It
+// returns the statement holding the placements, for the caller to settle, and how many tasks it
+// placed.
 func try(ssn *framework.Session, q *api.QueueInfo, j *api.JobInfo, tasks []*api.TaskInfo, promised *promises,
-	search *framework.NodeSearch, record func(*api.TaskInfo, *api.FitErrors)) (stmt *framework.Statement, untried []*api.TaskInfo, placed int) {
+	search *framework.NodeSearch, record recorder) (stmt *framework.Statement, untried []*api.TaskInfo, placed int) {
 	stmt = ssn.NewStatement()
+	if len(j.SubGroups) > 0 {
+		untried, placed = trySubGroups(ssn, q, j, stmt, tasks, promised, search, record)
+		return stmt, untried, placed
+	}
+	untried, placed, _ = tryTasks(ssn, q, j, stmt, tasks, 0, promised, search, record, true)
+	return stmt, untried, placed
+}
+
+// tryTasks places tasks in order into stmt; more is how many of the job's tasks come after
+// them. With stopWhenReady it stops once the job is ready with tasks left, and returns those.
+// It reports how many it placed, and whether it stopped because the job can no longer meet its
+// gang or its further tasks wait for promised resources (then no later task should be tried).
+func tryTasks(ssn *framework.Session, q *api.QueueInfo, j *api.JobInfo, stmt *framework.Statement, tasks []*api.TaskInfo, more int,
+	promised *promises, search *framework.NodeSearch, record recorder, stopWhenReady bool) (untried []*api.TaskInfo, placed int, stopped bool) {
 	explained := false
 	for i, t := range tasks {
 		if ssn.JobReady(j) {
@@ -183,13 +198,13 @@ func try(ssn *framework.Session, q *api.QueueInfo, j *api.JobInfo, tasks []*api.
 				for _, rest := range tasks[i:] {
 					record(rest, fe)
 				}
-				break
+				return nil, placed, true
 			}
 		}
 		// Stop when the gang can no longer be met with the tasks left.
-		left := int32(len(tasks) - i)
+		left := int32(len(tasks) - i + more)
 		if j.ReadyTaskNum()+j.WaitingTaskNum()+j.PendingBestEffortNum()+left < j.MinAvailable {
-			break
+			return nil, placed, true
 		}
 		if !ssn.Allocatable(q, t) {
 			if !explained {
@@ -217,9 +232,9 @@ func try(ssn *framework.Session, q *api.QueueInfo, j *api.JobInfo, tasks []*api.
 			continue
 		}
 		placed++
-		if i+1 < len(tasks) && !p.Pipelined && ssn.JobReady(j) {
-			return stmt, tasks[i+1:], placed
+		if stopWhenReady && i+1 < len(tasks) && !p.Pipelined && ssn.JobReady(j) {
+			return tasks[i+1:], placed, false
 		}
 	}
-	return stmt, nil, placed
+	return nil, placed, false
 }

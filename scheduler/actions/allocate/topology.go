@@ -36,13 +36,9 @@ func networkTopology(j *api.JobInfo) *schedulingv1beta1.NetworkTopologySpec {
 }
 
 // placeInDomain places a job with a network topology within one network domain (a HyperNode
-// and the nodes it holds). Domains are tried from the lowest tier up to the highest the job
-// allows; in the first tier where the job's gang fits in some domain, the domain the
-// HyperNode order scores best is chosen (ties: by name). Domains that do not hold every node
-// the job's placed pods are on are left out, so a job grows, and its pods come back, where it
-// already is. When the job allows the whole cluster (soft mode, or a tier above every
-// HyperNode's) and no domain fits, it is placed anywhere. A hard job that fits no domain waits,
-// and says which domains it tried and what the closest one lacked.
+// and the nodes it holds), chosen by chooseDomain. When the job allows the whole cluster (soft
+// mode, or a tier above every HyperNode's) and no domain fits, it is placed anywhere. A hard job
+// that fits no domain waits, and says which domains it tried and what the closest one lacked.
 func placeInDomain(ssn *framework.Session, q *api.QueueInfo, j *api.JobInfo, tasks []*api.TaskInfo, promised *promises,
 	nt *schedulingv1beta1.NetworkTopologySpec) []*api.TaskInfo {
 	topo := ssn.Topology()
@@ -51,17 +47,61 @@ func placeInDomain(ssn *framework.Session, q *api.QueueInfo, j *api.JobInfo, tas
 		waitFor(ssn, j, tasks, fmt.Sprintf("%s, but %s", limit.Describe(), limit.Problem), nil)
 		return nil
 	}
-	held := heldNodes(j)
-	need := gangNeed(j, tasks)
-	// closest is the tried domain that placed the most tasks, and why its first unplaced task
-	// did not fit there.
-	var closest struct {
-		domain *topology.Domain
-		placed int
-		fits   map[api.TaskID]*api.FitErrors
-		first  *api.TaskInfo
+	want := domainWant{limit: limit, held: heldNodes(j, nil), need: gangNeed(j, tasks)}
+	best, nodes, miss := chooseDomain(ssn, topo, j, want, func(nodes []*api.NodeInfo, record recorder) (bool, int, func()) {
+		stmt, _, placed := try(ssn, q, j, tasks, promised, framework.NewDomainSearch(nodes), record)
+		return ssn.JobReady(j) || ssn.JobPipelined(j), placed, stmt.Discard
+	})
+	if best != nil {
+		stmt, untried, _ := try(ssn, q, j, tasks, promised, framework.NewDomainSearch(nodes), inDomain(ssn, best))
+		return settle(ssn, j, stmt, untried)
 	}
-	tried, lacking := 0, 0
+	if limit.Tier >= topo.TopTier() {
+		// The whole cluster is allowed: place the job anywhere, as it would be without a network
+		// topology.
+		return anywhere(ssn, q, j, tasks, promised)
+	}
+	msg, fits := miss.explain(want, "its pods")
+	waitFor(ssn, j, tasks, msg, fits)
+	return nil
+}
+
+// recorder records why a task fits no node.
+type recorder func(*api.TaskInfo, *api.FitErrors)
+
+// domainAttempt tries to place tasks on nodes, recording why a task fits none with record; it
+// reports whether the placement holds (the gang, or a subgroup, is whole), how many tasks it
+// placed, and how to undo it.
+type domainAttempt func(nodes []*api.NodeInfo, record recorder) (ok bool, placed int, undo func())
+
+// domainWant is what a domain must offer: a tier at most limit.Tier, every node of held, free
+// resources of at least need together, and (when within is not nil) only nodes of within.
+type domainWant struct {
+	limit  topology.Limit
+	held   []string
+	need   api.Resource
+	within map[string]bool
+}
+
+// domainMiss is what a search that found no domain saw: how many domains it tried, how many
+// lacked the free resources, and the tried domain that placed the most tasks, with why its first
+// unplaced task did not fit there.
+type domainMiss struct {
+	tried, lacking int
+	closest        *topology.Domain
+	placed         int
+	first          *api.TaskInfo
+	fits           map[api.TaskID]*api.FitErrors
+}
+
+// chooseDomain tries the domains a placement may use, from the lowest tier up to the highest
+// allowed, and returns the one to use with its nodes: in the first tier where attempt succeeds in
+// some domain, the one the HyperNode order scores best once the attempt is in it (ties: by name).
+// Domains that do not hold every held node (where the job's or subgroup's pods already are) are
+// left out, so placements grow, and replaced pods come back, where they already are. With no
+// domain, it returns what it saw. Every attempt is undone.
+func chooseDomain(ssn *framework.Session, topo *topology.Topology, j *api.JobInfo, want domainWant, attempt domainAttempt) (*topology.Domain, []*api.NodeInfo, domainMiss) {
+	var miss domainMiss
 	domains := topo.Domains
 	for start := 0; start < len(domains); {
 		tier := domains[start].Tier
@@ -71,73 +111,84 @@ func placeInDomain(ssn *framework.Session, q *api.QueueInfo, j *api.JobInfo, tas
 		}
 		group := domains[start:end]
 		start = end
-		if tier > limit.Tier {
+		if tier > want.limit.Tier {
 			break
 		}
 		var best *topology.Domain
 		var bestNodes []*api.NodeInfo
 		var bestScore float64
 		for _, d := range group {
-			if !holdsAll(d, held) {
+			if !holdsAll(d, want.held) || !within(d, want.within) {
 				continue
 			}
 			nodes := ssn.DomainNodes(d)
-			if !roomFor(nodes, need) {
-				lacking++
+			if !roomFor(nodes, want.need) {
+				miss.lacking++
 				continue
 			}
-			tried++
+			miss.tried++
 			fits := map[api.TaskID]*api.FitErrors{}
 			var first *api.TaskInfo
-			record := func(t *api.TaskInfo, fe *api.FitErrors) {
+			ok, placed, undo := attempt(nodes, func(t *api.TaskInfo, fe *api.FitErrors) {
 				if first == nil {
 					first = t
 				}
 				fits[t.UID] = fe
-			}
-			stmt, _, placed := try(ssn, q, j, tasks, promised, framework.NewDomainSearch(nodes), record)
-			if ssn.JobReady(j) || ssn.JobPipelined(j) {
+			})
+			if ok {
 				if score := ssn.HyperNodeScore(j, nodes); best == nil || score > bestScore {
 					best, bestNodes, bestScore = d, nodes, score
 				}
-			} else if closest.domain == nil || placed > closest.placed {
-				closest.domain, closest.placed, closest.fits, closest.first = d, placed, fits, first
+			} else if miss.closest == nil || placed > miss.placed {
+				miss.closest, miss.placed, miss.fits, miss.first = d, placed, fits, first
 			}
-			stmt.Discard()
+			undo()
 		}
 		if best != nil {
-			stmt, untried, _ := try(ssn, q, j, tasks, promised, framework.NewDomainSearch(bestNodes), inDomain(ssn, best))
-			return settle(ssn, j, stmt, untried)
+			return best, bestNodes, miss
 		}
 	}
-	if limit.Tier >= topo.TopTier() {
-		// The whole cluster is allowed: place the job anywhere, as it would be without a network
-		// topology (but within the nodes its placed pods hold, which the whole cluster holds).
-		return anywhere(ssn, q, j, tasks, promised)
-	}
+	return nil, nil, miss
+}
+
+// explain says why no domain was found for what (e.g. "its pods"), and why the closest domain's
+// first unplaced task did not fit there.
+func (m domainMiss) explain(want domainWant, what string) (string, map[api.TaskID]*api.FitErrors) {
+	limit := want.limit
 	var why string
 	switch {
-	case tried == 0 && lacking == 0 && len(held) > 0:
-		why = fmt.Sprintf("no HyperNode of tier %d or lower holds the nodes its placed pods are on (%s)", limit.Tier, strings.Join(held, ", "))
-	case tried == 0 && lacking == 0:
+	case m.tried == 0 && m.lacking == 0 && len(want.held) > 0:
+		why = fmt.Sprintf("no HyperNode of tier %d or lower holds the nodes its placed pods are on (%s)", limit.Tier, strings.Join(want.held, ", "))
+	case m.tried == 0 && m.lacking == 0:
 		why = fmt.Sprintf("there is no HyperNode of tier %d or lower", limit.Tier)
-	case tried == 0:
-		why = fmt.Sprintf("none of the %d HyperNodes of tier %d or lower has the free resources its pods need together (%s)", lacking, limit.Tier, need.String())
+	case m.tried == 0:
+		why = fmt.Sprintf("none of the %d HyperNodes of tier %d or lower has the free resources %s need together (%s)", m.lacking, limit.Tier, what, want.need.String())
 	default:
-		why = fmt.Sprintf("its pods fit together in none of the %d HyperNodes of tier %d or lower with room enough (%d more lack the free resources); "+
-			"the closest, %s (tier %d), holds %d of them", tried, limit.Tier, lacking, closest.domain.Name, closest.domain.Tier, closest.placed)
+		why = fmt.Sprintf("%s fit together in none of the %d HyperNodes of tier %d or lower with room enough (%d more lack the free resources); "+
+			"the closest, %s (tier %d), holds %d of them", what, m.tried, limit.Tier, m.lacking, m.closest.Name, m.closest.Tier, m.placed)
 	}
-	msg := fmt.Sprintf("%s, and %s", limit.Describe(), why)
 	var fits map[api.TaskID]*api.FitErrors
-	if closest.domain != nil && closest.first != nil {
-		fits = map[api.TaskID]*api.FitErrors{closest.first.UID: prefixed(closest.fits[closest.first.UID], closest.domain)}
+	if m.closest != nil && m.first != nil {
+		fits = map[api.TaskID]*api.FitErrors{m.first.UID: prefixed(m.fits[m.first.UID], m.closest)}
 	}
-	waitFor(ssn, j, tasks, msg, fits)
-	return nil
+	return fmt.Sprintf("%s, and %s", limit.Describe(), why), fits
+}
+
+// within reports whether every node of a domain is in nodes (nil: any node).
+func within(d *topology.Domain, nodes map[string]bool) bool {
+	if nodes == nil {
+		return true
+	}
+	for _, n := range d.Nodes {
+		if !nodes[n] {
+			return false
+		}
+	}
+	return true
 }
 
 // inDomain records fit errors of tasks tried in a domain, naming it.
-func inDomain(ssn *framework.Session, d *topology.Domain) func(*api.TaskInfo, *api.FitErrors) {
+func inDomain(ssn *framework.Session, d *topology.Domain) recorder {
 	return func(t *api.TaskInfo, fe *api.FitErrors) { ssn.RecordFitErrors(t, prefixed(fe, d)) }
 }
 
@@ -161,10 +212,15 @@ func waitFor(ssn *framework.Session, j *api.JobInfo, tasks []*api.TaskInfo, msg 
 }
 
 // heldNodes returns, sorted, the nodes the job's placed pods (and those waiting for a node's
-// releasing resources) are on.
-func heldNodes(j *api.JobInfo) []string {
+// releasing resources) are on; only those of the subgroup sg when it is not nil.
+func heldNodes(j *api.JobInfo, sg *api.SubGroup) []string {
 	var out []string
 	for _, t := range j.Tasks {
+		if sg != nil {
+			if got, ok := j.SubGroupOf(t); !ok || got != *sg {
+				continue
+			}
+		}
 		if t.NodeName != "" && (api.AllocatedStatus(t.Status) || t.Status == api.Pipelined) {
 			out = append(out, t.NodeName)
 		}

@@ -162,3 +162,87 @@ func TestAllocateWithinHyperNodes(t *testing.T) {
 		})
 	}
 }
+
+// partitioned is a PodGroup of one task "w" of partitions × size pods of cpu each, labelled by
+// partition, whose subGroupPolicy asks minimum whole partitions (each within a rack when mode
+// is not empty); minMember is minimum × size.
+func partitioned(partitions, size, minimum int32, cpu, mode string) []any {
+	objs := []any{st.MakePodGroup("ns", "pg", minimum*size).Phase(schedulingv1beta1.PodGroupInqueue).
+		SubGroupPolicy("w", size, minimum, mode, 1).Obj()}
+	for p := int32(0); p < partitions; p++ {
+		for i := int32(0); i < size; i++ {
+			objs = append(objs, st.MakePod("ns", fmt.Sprintf("pg-w-%d", p*size+i)).Group("pg").Role("w").
+				Label("volcano.sh/task-spec", "w").Label("volcano.sh/partition-id", fmt.Sprint(p)).Req(cpu, "").Obj())
+		}
+	}
+	return objs
+}
+
+func TestAllocatePartitions(t *testing.T) {
+	queues := []any{st.MakeQueue("default", 1).Obj()}
+	rackOf := map[string]string{"n0": "s0", "n1": "s0", "n2": "s1", "n3": "s1", "n4": "s2", "n5": "s2", "n6": "s3", "n7": "s3"}
+	t.Run("four partitions of four land in four racks, one each", func(t *testing.T) {
+		res := run(t, topologyConf, objects(queues, racks(), partitioned(4, 4, 4, "4", "hard")))
+		if len(res.Binds) != 16 {
+			t.Fatalf("binds = %v, want 16", res.Binds)
+		}
+		racksOf := map[string]map[string]bool{}
+		for pod, node := range res.Binds {
+			var idx int
+			fmt.Sscanf(pod, "ns/pg-w-%d", &idx)
+			part := fmt.Sprint(idx / 4)
+			if racksOf[part] == nil {
+				racksOf[part] = map[string]bool{}
+			}
+			racksOf[part][rackOf[node]] = true
+		}
+		used := map[string]bool{}
+		for part, rs := range racksOf {
+			if len(rs) != 1 {
+				t.Errorf("partition %s spans racks %v", part, rs)
+			}
+			for r := range rs {
+				used[r] = true
+			}
+		}
+		if len(used) != 4 {
+			t.Errorf("racks used = %v, want all four", used)
+		}
+	})
+	t.Run("a partition is placed whole or not at all", func(t *testing.T) {
+		res := run(t, topologyConf, objects(queues, st.MakeNode("a", "4", "8Gi").Obj(), st.MakeNode("b", "6", "8Gi").Obj(),
+			partitioned(2, 4, 1, "2", "")))
+		got := map[int]bool{}
+		for pod := range res.Binds {
+			var idx int
+			fmt.Sscanf(pod, "ns/pg-w-%d", &idx)
+			got[idx/4] = true
+		}
+		if len(res.Binds) != 4 || len(got) != 1 {
+			t.Errorf("binds = %v, want the 4 pods of one partition", res.Binds)
+		}
+	})
+	t.Run("two whole partitions needed and one fits: nothing binds, and the PodGroup says why", func(t *testing.T) {
+		res := run(t, topologyConf, objects(queues, st.MakeNode("a", "4", "8Gi").Obj(), st.MakeNode("b", "6", "8Gi").Obj(),
+			partitioned(2, 4, 2, "2", "")))
+		if len(res.Binds) != 0 {
+			t.Errorf("binds = %v, want none", res.Binds)
+		}
+		want := "8 of 8 pods wait: pod pg-w-5 (and 1 more): 0/2 nodes are available: 2 Insufficient cpu. The pod requests cpu 2."
+		if diff := cmp.Diff(map[api.JobID]string{"ns/pg": want}, res.Messages); diff != "" {
+			t.Errorf("messages (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("partitions within racks need a rack each: with three racks full, one of two fits, nothing binds and the PodGroup says why", func(t *testing.T) {
+		res := run(t, topologyConf, objects(queues, racks(), busy("n0", "8"), busy("n1", "8"), busy("n2", "8"), busy("n3", "8"),
+			busy("n4", "8"), busy("n5", "8"), partitioned(2, 4, 2, "4", "hard")))
+		if len(res.Binds) != 0 {
+			t.Errorf("binds = %v, want none", res.Binds)
+		}
+		want := "8 of 8 pods wait: pod pg-w-4: hard network topology: within one HyperNode of tier 1 or lower, and none of the 4 HyperNodes " +
+			"of tier 1 or lower has the free resources the pods of subgroup w/1 need together (cpu 16)"
+		if diff := cmp.Diff(map[api.JobID]string{"ns/pg": want}, res.Messages); diff != "" {
+			t.Errorf("messages (-want +got):\n%s", diff)
+		}
+	})
+}

@@ -406,6 +406,20 @@ func (g *PodGroupWrapper) NetworkTopology(mode string, tier int32, tierName stri
 	return g
 }
 
+// SubGroupPolicy adds a subGroupPolicy entry grouping the pods labelled volcano.sh/task-spec=task
+// by their volcano.sh/partition-id (a vcjob's partitions), with a network topology when mode is
+// not empty.
+func (g *PodGroupWrapper) SubGroupPolicy(task string, size, min int32, mode string, tier int32) *PodGroupWrapper {
+	p := schedulingv1beta1.SubGroupPolicySpec{Name: task, SubGroupSize: &size, MinSubGroups: &min,
+		LabelSelector:  &metav1.LabelSelector{MatchLabels: map[string]string{"volcano.sh/task-spec": task}},
+		MatchLabelKeys: []string{"volcano.sh/partition-id"}}
+	if mode != "" {
+		p.NetworkTopology = &schedulingv1beta1.NetworkTopologySpec{Mode: schedulingv1beta1.NetworkTopologyMode(mode), HighestTierAllowed: &tier}
+	}
+	g.Spec.SubGroupPolicy = append(g.Spec.SubGroupPolicy, p)
+	return g
+}
+
 // MakeHyperNode returns a HyperNode of a tier whose members are the nodes (tier 1) or the
 // HyperNodes (higher tiers) named, each by exact name.
 func MakeHyperNode(name string, tier int, members ...string) *topologyv1alpha1.HyperNode {

@@ -111,6 +111,20 @@ func Valid(j *api.JobInfo) *framework.ValidateResult {
 			}
 		}
 	}
+	if j.HasSubGroupMinimums() {
+		complete := j.CompleteSubGroups(j.SubGroupCounts(func(t *api.TaskInfo) bool {
+			return api.AllocatedStatus(t.Status) || t.Status == api.Succeeded || t.Status == api.Pending || t.Status == api.Pipelined || api.HeldValid(t)
+		}))
+		for i, p := range j.SubGroups {
+			if complete[i] < p.Min {
+				return &framework.ValidateResult{
+					Reason: schedulingv1beta1.NotEnoughPodsOfTaskReason,
+					Message: fmt.Sprintf("not enough valid subgroups of subGroupPolicy %q: %d of minSubGroups %d have their subGroupSize of %d pods; "+
+						"create the missing pods or lower minSubGroups", p.Name, complete[i], p.Min, p.Size),
+				}
+			}
+		}
+	}
 	return nil
 }
 
@@ -139,6 +153,10 @@ func Evictable(jobs map[api.JobID]*api.JobInfo, candidates []*api.TaskInfo) []*a
 		s, ok := spare[c.Job]
 		if !ok {
 			s = j.ReadyTaskNum() - j.MinAvailable
+			if j.HasSubGroupMinimums() {
+				// Losing one pod may break a subgroup the job needs whole.
+				s = 0
+			}
 		}
 		if s > 0 || j.MinAvailable <= 1 {
 			out = append(out, c)
