@@ -434,6 +434,9 @@ func (ssn *Session) simulate(j *api.JobInfo, pending []*api.TaskInfo, chosen []*
 		if s.MayPlace != nil && !s.MayPlace(t) {
 			continue
 		}
+		if ssn.PrePredicate(t) != nil {
+			continue
+		}
 		for _, n := range nodes {
 			if reasons, _ := ssn.FitOnNode(t, n); len(reasons) > 0 {
 				continue

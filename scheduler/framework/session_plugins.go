@@ -17,6 +17,7 @@ limitations under the License.
 package framework
 
 import (
+	"fmt"
 	"github.com/caldera-sh/caldera/scheduler/api"
 	"github.com/caldera-sh/caldera/scheduler/conf"
 )
@@ -396,6 +397,11 @@ func (ssn *Session) Reclaimable(reclaimer *api.TaskInfo, candidates []*api.TaskI
 
 // PrePredicate returns the first node-independent reason the task cannot be placed, or nil.
 func (ssn *Session) PrePredicate(t *api.TaskInfo) error {
+	if t.Pod != nil && len(t.Pod.Spec.ResourceClaims) > 0 {
+		// Placing it without allocating its claims would leave it on a node that cannot start it.
+		return fmt.Errorf("pod %s/%s has resourceClaims (Dynamic Resource Allocation), which Caldera's scheduler does not allocate: "+
+			"it is not placed; schedule it with kube-scheduler (schedulerName default-scheduler) or drop spec.resourceClaims", t.Namespace, t.Name)
+	}
 	for _, fn := range ssn.prePredicates {
 		if err := fn(t); err != nil {
 			return err

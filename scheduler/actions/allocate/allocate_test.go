@@ -25,6 +25,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
 	"github.com/caldera-sh/caldera/scheduler/api"
@@ -145,6 +146,19 @@ func TestAllocate(t *testing.T) {
 			objs:   objects(queues, st.MakeNode("n1", "2", "4Gi").Obj(), st.MakeNode("n2", "2", "4Gi").Obj(), gang("ns", "pg", 5, "1", 5)),
 			want: result{Binds: map[string]string{}, Nominations: map[string]string{}, Messages: map[api.JobID]string{
 				"ns/pg": "5 of 5 pods wait: pod pg-4: 0/2 nodes are available: 2 Insufficient cpu. The pod requests cpu 1.",
+			}},
+		},
+		"a pod with resourceClaims is not placed, and says why": {
+			config: defaultConf,
+			objs: objects(queues, st.MakeNode("n1", "2", "4Gi").Obj(), st.MakePodGroup("ns", "dra", 1).Phase(schedulingv1beta1.PodGroupInqueue).Obj(),
+				func() *corev1.Pod {
+					p := st.MakePod("ns", "dra-0").Group("dra").Req("1", "").Obj()
+					p.Spec.ResourceClaims = []corev1.PodResourceClaim{{Name: "gpu", ResourceClaimTemplateName: ptr.To("gpu")}}
+					return p
+				}()),
+			want: result{Binds: map[string]string{}, Nominations: map[string]string{}, Messages: map[api.JobID]string{
+				"ns/dra": "1 of 1 pods wait: pod dra-0: pod ns/dra-0 has resourceClaims (Dynamic Resource Allocation), which Caldera's scheduler " +
+					"does not allocate: it is not placed; schedule it with kube-scheduler (schedulerName default-scheduler) or drop spec.resourceClaims",
 			}},
 		},
 		"a 5-pod gang with room binds all": {
