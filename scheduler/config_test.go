@@ -108,7 +108,7 @@ func TestOptionsDefaultsAndErrors(t *testing.T) {
 func TestUnknownPluginsAreLeftOutAndReported(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "scheduler.conf")
 	// Volcano's gang-eviction configuration names plugins Caldera does not implement.
-	text := "actions: \"enqueue, allocate\"\ntiers:\n- plugins:\n  - name: gang\n  - name: deviceshare\n- plugins:\n  - name: capacity\n  - name: predicates\n"
+	text := "actions: \"enqueue, allocate\"\ntiers:\n- plugins:\n  - name: gang\n  - name: deviceshare\n- plugins:\n  - name: usage\n  - name: predicates\n"
 	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +139,7 @@ func TestUnknownPluginsAreLeftOutAndReported(t *testing.T) {
 	}
 	want := []string{
 		`Warning UnknownSchedulerPlugin scheduler configuration from file ` + path + `: tiers[0].plugins[1].name: plugin "deviceshare" is not implemented by Caldera and is left out; the configuration's other plugins run without it`,
-		`Warning UnknownSchedulerPlugin scheduler configuration from file ` + path + `: tiers[1].plugins[0].name: plugin "capacity" is not implemented by Caldera and is left out; the configuration's other plugins run without it`,
+		`Warning UnknownSchedulerPlugin scheduler configuration from file ` + path + `: tiers[1].plugins[0].name: plugin "usage" is not implemented by Caldera and is left out; the configuration's other plugins run without it`,
 	}
 	if diff := cmp.Diff(want, warnings); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)
@@ -150,7 +150,7 @@ func TestIgnoredArgumentsAreReported(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "scheduler.conf")
 	text := "actions: \"enqueue, allocate, preempt\"\ntiers:\n- plugins:\n  - name: gang\n  - name: predicates\n    arguments:\n" +
 		"      predicate.DynamicResourceAllocationEnable: true\n      predicate.GPUSharingEnable: false\n  - name: nodeorder\n    arguments:\n      imagelocality.weight: 1\n" +
-		"  - name: network-topology-aware\n" +
+		"  - name: network-topology-aware\n  - name: drf\n    enableHierarchy: true\n" +
 		"configurations:\n- name: preempt\n  arguments:\n    enableTopologyAwarePreemption: true\n"
 	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
@@ -179,6 +179,9 @@ func TestIgnoredArgumentsAreReported(t *testing.T) {
 		`Warning IgnoredSchedulerArgument scheduler configuration from file ` + path + `: tiers[0].plugins[3].arguments.hypernode.binpack.normal-pod.enable: ` +
 			`argument "hypernode.binpack.normal-pod.enable" of plugin "network-topology-aware" is on unless set to false, and turns on scoring nodes for pods ` +
 			`without a network topology by how full their HyperNodes are, which Caldera does not implement; it has no effect (set it to false to silence this warning)`,
+		`Warning IgnoredSchedulerArgument scheduler configuration from file ` + path + `: tiers[0].plugins[4].enableHierarchy: argument "enableHierarchy" of plugin "drf" ` +
+			`turns on hierarchical sharing for this plugin (Caldera's queue hierarchy is the capacity plugin's, by spec.parent), which Caldera does not implement; ` +
+			`it has no effect (remove it to silence this warning)`,
 		`Warning IgnoredSchedulerArgument scheduler configuration from file ` + path + `: configurations[0].arguments.enableTopologyAwarePreemption: ` +
 			`argument "enableTopologyAwarePreemption" of action "preempt" is accepted for compatibility with Volcano and has no effect in Caldera; remove it to silence this warning`}
 	if diff := cmp.Diff(want, warnings); diff != "" {

@@ -585,8 +585,19 @@ func (s *Scheduler) queueStatuses() int {
 			Parent:    q.Queue.Spec.Parent,
 		}, true
 	}
+	parents := make(map[string]string, len(s.snapshot.Queues))
+	for name, q := range s.snapshot.Queues {
+		parents[name] = q.Queue.Spec.Parent
+	}
+	tree := status.TreeAllocated(parents, s.snapshot.Usage)
 	for name, q := range s.snapshot.Queues {
 		want := status.Queue(q.Queue.Status, s.snapshot.Usage[name])
+		if sum, ok := tree[name]; ok {
+			want.Allocated = nil
+			if rl := sum.ResourceList(); len(rl) > 0 {
+				want.Allocated = rl
+			}
+		}
 		if requested := lifecycle.QueueRequestInTree(name, requests); requested != "" {
 			// The state the last queue Command asked for (recorded by the queue-command
 			// controller), of this queue or of an ancestor: the scheduler is the one writer of a

@@ -75,6 +75,9 @@ type Registry struct {
 	// DefaultOnPluginArguments are, per plugin, those of its IgnoredPluginArguments that are on
 	// in Volcano when the configuration does not set them: they are reported unless turned off.
 	DefaultOnPluginArguments map[string][]string
+	// Hierarchical are the plugins that implement enableHierarchy; it is reported as having no
+	// effect on the others.
+	Hierarchical []string
 }
 
 // Known returns what the registry knows, for conf.Validate.
@@ -203,6 +206,10 @@ func ignoredPluginArguments(cfg *conf.SchedulerConfiguration, reg Registry) []Ig
 				keys = append(keys, key)
 			}
 			sort.Strings(keys)
+			if conf.EnabledOff(p.EnabledHierarchy) && !slices.Contains(reg.Hierarchical, p.Name) {
+				out = append(out, IgnoredArgument{Path: fmt.Sprintf("tiers[%d].plugins[%d].enableHierarchy", i, j), Plugin: p.Name, Name: "enableHierarchy",
+					What: "hierarchical sharing for this plugin (Caldera's queue hierarchy is the capacity plugin's, by spec.parent)"})
+			}
 			for _, key := range keys {
 				v, set := p.Arguments[key]
 				on := turnedOn(v) || (!set && slices.Contains(reg.DefaultOnPluginArguments[p.Name], key))

@@ -435,3 +435,13 @@ func (ssn *Session) NodeScore(t *api.TaskInfo, n *api.NodeInfo) float64 {
 
 // HasNodeOrder reports whether any node score is registered.
 func (ssn *Session) HasNodeOrder() bool { return len(ssn.nodeOrders) > 0 }
+
+// HierarchyEnabled reports whether the configuration turns on enableHierarchy for the plugin.
+func (ssn *Session) HierarchyEnabled(name string) bool {
+	for _, p := range ssn.plugins {
+		if p.option.Name == name && conf.EnabledOff(p.option.EnabledHierarchy) {
+			return true
+		}
+	}
+	return false
+}

@@ -26,6 +26,7 @@ import (
 	"github.com/caldera-sh/caldera/scheduler/conf"
 	"github.com/caldera-sh/caldera/scheduler/framework"
 	"github.com/caldera-sh/caldera/scheduler/plugins/binpack"
+	"github.com/caldera-sh/caldera/scheduler/plugins/capacity"
 	"github.com/caldera-sh/caldera/scheduler/plugins/conformance"
 	"github.com/caldera-sh/caldera/scheduler/plugins/drf"
 	"github.com/caldera-sh/caldera/scheduler/plugins/gang"
@@ -54,6 +55,7 @@ func Default() framework.Registry {
 			binpack.Name:         binpack.New,
 			overcommit.Name:      overcommit.New,
 			networktopology.Name: networktopology.New,
+			capacity.Name:        capacity.New,
 		},
 		Actions:         map[string]framework.Action{},
 		ActionArguments: map[string]framework.ActionArgumentsCheck{},
@@ -80,6 +82,7 @@ func Default() framework.Registry {
 			"predicate.ProportionalEnable":              "proportional cpu and memory for GPU pods",
 		},
 		networktopology.Name: networktopology.Ignored,
+		capacity.Name:        capacity.Ignored,
 		nodeorder.Name: {
 			"imagelocality.weight":  "the image-locality score",
 			"selectorspread.weight": "the selector-spread score",
@@ -87,6 +90,7 @@ func Default() framework.Registry {
 		},
 	}
 	r.DefaultOnPluginArguments = map[string][]string{networktopology.Name: {networktopology.NormalPodArgument}}
+	r.Hierarchical = []string{capacity.Name}
 	// Volcano's gang-aware actions are the same as preempt and reclaim here, which take victims
 	// as whole jobs or surplus pods and simulate the gang before evicting.
 	for _, alias := range []string{"gangpreempt", "gangPreempt"} {

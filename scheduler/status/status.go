@@ -142,6 +142,34 @@ func Queue(stored schedulingv1beta1.QueueStatus, u *snapshot.QueueUsage) schedul
 	return *out
 }
 
+// TreeAllocated returns, per queue that has queues below it (spec.parent, given by parents),
+// what it and those queues hold together: a parent's status.allocated counts its children's, as
+// in Volcano. A parent that does not exist, or a loop, ends a queue's chain.
+func TreeAllocated(parents map[string]string, usage map[string]*snapshot.QueueUsage) map[string]api.Resource {
+	out := map[string]api.Resource{}
+	for name, u := range usage {
+		if _, ok := parents[name]; !ok {
+			continue
+		}
+		seen := map[string]bool{name: true}
+		for p := parents[name]; p != "" && !seen[p]; p = parents[p] {
+			if _, ok := parents[p]; !ok {
+				break
+			}
+			seen[p] = true
+			sum, ok := out[p]
+			if !ok {
+				if own := usage[p]; own != nil {
+					sum = own.Allocated.Clone()
+				}
+			}
+			sum.Add(&u.Allocated)
+			out[p] = sum
+		}
+	}
+	return out
+}
+
 // QueueEqual reports whether two queue statuses are the same (quantities compared by value).
 func QueueEqual(a, b schedulingv1beta1.QueueStatus) bool {
 	return equality.Semantic.DeepEqual(a, b)

@@ -134,3 +134,21 @@ func TestQueue(t *testing.T) {
 		})
 	}
 }
+
+func TestTreeAllocated(t *testing.T) {
+	usage := func(cpu int64) *snapshot.QueueUsage {
+		return &snapshot.QueueUsage{Allocated: api.Resource{MilliCPU: cpu}}
+	}
+	parents := map[string]string{"root": "", "a": "root", "a1": "a", "a2": "a", "b": "", "loop1": "loop2", "loop2": "loop1", "orphan": "gone"}
+	got := TreeAllocated(parents, map[string]*snapshot.QueueUsage{
+		"a": usage(1000), "a1": usage(2000), "a2": usage(500), "b": usage(300), "loop1": usage(100), "orphan": usage(50),
+	})
+	want := map[string]int64{"root": 3500, "a": 3500, "loop2": 100}
+	cpu := map[string]int64{}
+	for name, r := range got {
+		cpu[name] = r.MilliCPU
+	}
+	if diff := cmp.Diff(want, cpu); diff != "" {
+		t.Errorf("TreeAllocated (-want +got):\n%s", diff)
+	}
+}

@@ -458,6 +458,15 @@ func (q *QueueWrapper) Capability(name corev1.ResourceName, qty string) *QueueWr
 	return q
 }
 
+// Deserved sets one resource of the queue's spec.deserved.
+func (q *QueueWrapper) Deserved(name corev1.ResourceName, qty string) *QueueWrapper {
+	if q.Spec.Deserved == nil {
+		q.Spec.Deserved = corev1.ResourceList{}
+	}
+	q.Spec.Deserved[name] = resource.MustParse(qty)
+	return q
+}
+
 // Guarantee reserves a resource.
 func (q *QueueWrapper) Guarantee(name corev1.ResourceName, qty string) *QueueWrapper {
 	if q.Spec.Guarantee.Resource == nil {

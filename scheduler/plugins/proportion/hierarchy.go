@@ -84,7 +84,7 @@ func (c capped) over(queue string, req *api.Resource, attrs map[string]*QueueAtt
 	for _, anc := range c[queue] {
 		for _, d := range dims {
 			r := float64(req.Get(d))
-			limit := specCapability(anc, d)
+			limit := SpecCapability(anc, d)
 			if r <= 0 || math.IsInf(limit, 1) {
 				continue
 			}
@@ -100,7 +100,7 @@ func (c capped) over(queue string, req *api.Resource, attrs map[string]*QueueAtt
 // capability.
 func parentFullMessage(q string, anc *api.QueueInfo, d corev1.ResourceName, held float64) string {
 	return fmt.Sprintf("queue %s is below queue %s, which has reached its capability of %s: its queues hold %s of %s; "+
-		"raise queue %s's spec.capability or wait for their pods to finish", q, anc.Name, d, format(d, held), format(d, specCapability(anc, d)), anc.Name)
+		"raise queue %s's spec.capability or wait for their pods to finish", q, anc.Name, d, Format(d, held), Format(d, SpecCapability(anc, d)), anc.Name)
 }
 
 // parentQuotaMessage says why a job of queue q is not admitted: a queue above it cannot hold
@@ -108,5 +108,5 @@ func parentFullMessage(q string, anc *api.QueueInfo, d corev1.ResourceName, held
 func parentQuotaMessage(q string, anc *api.QueueInfo, d corev1.ResourceName, held float64, what string, need int64) string {
 	return fmt.Sprintf("queue resource quota insufficient: queue %s is below queue %s, which can hold %s of %s and whose queues already hold %s "+
 		"for running and admitted jobs; %s need %s more; wait for their jobs to finish, or raise queue %s's capability, or lower minResources",
-		q, anc.Name, format(d, specCapability(anc, d)), d, format(d, held), what, api.FormatAmount(d, need), anc.Name)
+		q, anc.Name, Format(d, SpecCapability(anc, d)), d, Format(d, held), what, api.FormatAmount(d, need), anc.Name)
 }

@@ -46,7 +46,8 @@ const Name = "proportion"
 // Vec is an amount per resource, as floating point (CPU in millicores).
 type Vec map[corev1.ResourceName]float64
 
-func vecOf(r *api.Resource, dims []corev1.ResourceName) Vec {
+// VecOf reads the amounts of dims of r.
+func VecOf(r *api.Resource, dims []corev1.ResourceName) Vec {
 	v := make(Vec, len(dims))
 	for _, d := range dims {
 		v[d] = float64(r.Get(d))
@@ -126,16 +127,16 @@ func Attrs(queues map[string]*api.QueueInfo, usage map[string]*snapshot.QueueUsa
 		}
 		a := &QueueAttr{
 			Name: name, Weight: float64(q.Weight),
-			Allocated: vecOf(&u.Allocated, dims), Request: vecOf(&u.Request, dims), Inqueue: vecOf(&u.Inqueue, dims),
-			Elastic: vecOf(&u.Elastic, dims), Guarantee: Vec{}, Capability: Vec{}, Deserved: Vec{},
+			Allocated: VecOf(&u.Allocated, dims), Request: VecOf(&u.Request, dims), Inqueue: VecOf(&u.Inqueue, dims),
+			Elastic: VecOf(&u.Elastic, dims), Guarantee: Vec{}, Capability: Vec{}, Deserved: Vec{},
 		}
-		g := guaranteeOf(q)
-		a.Guarantee = vecOf(&g, dims)
+		g := GuaranteeOf(q)
+		a.Guarantee = VecOf(&g, dims)
 		attrs[name] = a
 	}
 	for name, a := range attrs {
 		for _, d := range dims {
-			c := specCapability(queues[name], d)
+			c := SpecCapability(queues[name], d)
 			if elastic {
 				a.Capability[d] = c
 				continue
@@ -152,7 +153,7 @@ func Attrs(queues map[string]*api.QueueInfo, usage map[string]*snapshot.QueueUsa
 			}
 		}
 	} else {
-		waterFill(attrs, vecOf(shared, dims), dims)
+		waterFill(attrs, VecOf(shared, dims), dims)
 	}
 	for _, a := range attrs {
 		a.updateShare(dims)
@@ -160,8 +161,8 @@ func Attrs(queues map[string]*api.QueueInfo, usage map[string]*snapshot.QueueUsa
 	return attrs
 }
 
-// guaranteeOf returns a queue's spec.guarantee.
-func guaranteeOf(q *api.QueueInfo) api.Resource {
+// GuaranteeOf returns a queue's spec.guarantee.
+func GuaranteeOf(q *api.QueueInfo) api.Resource {
 	if q == nil || q.Queue == nil || len(q.Queue.Spec.Guarantee.Resource) == 0 {
 		return api.Resource{}
 	}
@@ -179,7 +180,7 @@ func Guaranteed(queues map[string]*api.QueueInfo, dims []corev1.ResourceName) Ve
 		if sum == nil {
 			sum = Vec{}
 		}
-		g := guaranteeOf(q)
+		g := GuaranteeOf(q)
 		for _, d := range dims {
 			sum[d] += float64(g.Get(d))
 		}
@@ -211,7 +212,7 @@ func GuaranteedTo(queues map[string]*api.QueueInfo, except string, d corev1.Reso
 			parts = append(parts, fmt.Sprintf("%d more", len(names)-most))
 			break
 		}
-		g := guaranteeOf(queues[name])
+		g := GuaranteeOf(queues[name])
 		parts = append(parts, fmt.Sprintf("%s (%s)", name, api.FormatAmount(d, g.Get(d))))
 	}
 	if len(names) == 1 {
@@ -220,8 +221,8 @@ func GuaranteedTo(queues map[string]*api.QueueInfo, except string, d corev1.Reso
 	return "the guarantees of queues " + strings.Join(parts, ", ")
 }
 
-// specCapability returns a queue's spec.capability of resource d, +Inf when it names none.
-func specCapability(q *api.QueueInfo, d corev1.ResourceName) float64 {
+// SpecCapability returns a queue's spec.capability of resource d, +Inf when it names none.
+func SpecCapability(q *api.QueueInfo, d corev1.ResourceName) float64 {
 	if q == nil || q.Queue == nil {
 		return math.Inf(1)
 	}
@@ -238,7 +239,7 @@ func specCapability(q *api.QueueInfo, d corev1.ResourceName) float64 {
 // cutByGuarantees reports whether a queue's capability of resource d is what the other queues'
 // guarantees leave of the cluster's total, below both its own spec.capability and the total.
 func cutByGuarantees(a *QueueAttr, q *api.QueueInfo, d corev1.ResourceName, total *api.Resource, elastic bool) bool {
-	return !elastic && a.Capability[d] < math.Min(specCapability(q, d), float64(total.Get(d)))-1e-6
+	return !elastic && a.Capability[d] < math.Min(SpecCapability(q, d), float64(total.Get(d)))-1e-6
 }
 
 func waterFill(attrs map[string]*QueueAttr, total Vec, dims []corev1.ResourceName) {
@@ -323,8 +324,8 @@ func (a *QueueAttr) updateShare(dims []corev1.ResourceName) {
 	}
 }
 
-// fits reports whether base+req stays within limit on every resource req asks for.
-func fits(base Vec, req *api.Resource, limit Vec, dims []corev1.ResourceName) (bool, corev1.ResourceName) {
+// Fits reports whether base+req stays within limit on every resource req asks for.
+func Fits(base Vec, req *api.Resource, limit Vec, dims []corev1.ResourceName) (bool, corev1.ResourceName) {
 	for _, d := range dims {
 		r := float64(req.Get(d))
 		if r <= 0 {
@@ -343,7 +344,8 @@ func fits(base Vec, req *api.Resource, limit Vec, dims []corev1.ResourceName) (b
 	return true, ""
 }
 
-func format(d corev1.ResourceName, v float64) string {
+// Format renders an amount of resource d, "unlimited" for +Inf.
+func Format(d corev1.ResourceName, v float64) string {
 	if math.IsInf(v, 1) {
 		return "unlimited"
 	}
@@ -402,7 +404,7 @@ func (p *plugin) OnSessionOpen(ssn *framework.Session) {
 		if a == nil {
 			return true
 		}
-		ok, d := fits(a.Allocated, t.Resreq, a.Deserved, dims)
+		ok, d := Fits(a.Allocated, t.Resreq, a.Deserved, dims)
 		if !ok {
 			ssn.ExplainShare(t.Job, shareMessage(ssn.Queues, a, q, d, len(attrs), &total, &shared, p.elastic)+
 				fmt.Sprintf(" (pod %s requests %s)", t.Name, api.FormatAmount(d, t.Resreq.Get(d))))
@@ -421,7 +423,7 @@ func (p *plugin) OnSessionOpen(ssn *framework.Session) {
 		if a == nil {
 			return false
 		}
-		ok, _ := fits(a.Allocated, t.Resreq, a.Deserved, dims)
+		ok, _ := Fits(a.Allocated, t.Resreq, a.Deserved, dims)
 		return ok
 	})
 	ssn.AddReclaimableFn(Name, func(reclaimer *api.TaskInfo, candidates []*api.TaskInfo) ([]*api.TaskInfo, bool) {
@@ -478,16 +480,16 @@ func (p *plugin) OnSessionOpen(ssn *framework.Session) {
 		for _, d := range dims {
 			base[d] = a.Allocated[d] + a.Inqueue[d] - a.Elastic[d]
 		}
-		if ok, d := fits(base, j.MinResources, a.Capability, dims); !ok {
+		if ok, d := Fits(base, j.MinResources, a.Capability, dims); !ok {
 			var others string
 			if cutByGuarantees(a, q, d, &total, p.elastic) {
 				others = GuaranteedTo(ssn.Queues, q.Name, d)
 			}
-			ssn.Explain(j.UID, QuotaMessage(q.Name, d, a.Capability[d], base[d], needs(j), j.MinResources.Get(d), total.Get(d), others))
+			ssn.Explain(j.UID, QuotaMessage(q.Name, d, a.Capability[d], base[d], Needs(j), j.MinResources.Get(d), total.Get(d), others))
 			return framework.Reject
 		}
 		if anc, d, held := parents.over(q.Name, j.MinResources, attrs, dims, admitted); anc != nil {
-			ssn.Explain(j.UID, parentQuotaMessage(q.Name, anc, d, held, needs(j), j.MinResources.Get(d)))
+			ssn.Explain(j.UID, parentQuotaMessage(q.Name, anc, d, held, Needs(j), j.MinResources.Get(d)))
 			return framework.Reject
 		}
 		return framework.Permit
@@ -546,8 +548,8 @@ func QueueMetrics(queues map[string]*api.QueueInfo, attrs map[string]*QueueAttr)
 	return out
 }
 
-// needs names what a job asks for to be admitted: a PodGroup's minResources, a lone pod's requests.
-func needs(j *api.JobInfo) string {
+// Needs names what a job asks for to be admitted: a PodGroup's minResources, a lone pod's requests.
+func Needs(j *api.JobInfo) string {
 	if j.PodOnly {
 		return "this pod's requests"
 	}
@@ -562,12 +564,12 @@ func QuotaMessage(q string, d corev1.ResourceName, capability, base float64, wha
 	if guaranteedTo == "" {
 		return fmt.Sprintf("queue resource quota insufficient: queue %s can hold %s of %s and already holds %s for running and admitted jobs; "+
 			"%s need %s more; wait for the queue's jobs to finish, or raise the queue's capability, or lower minResources",
-			q, format(d, capability), d, format(d, base), what, api.FormatAmount(d, need))
+			q, Format(d, capability), d, Format(d, base), what, api.FormatAmount(d, need))
 	}
 	return fmt.Sprintf("queue resource quota insufficient: queue %s can hold %s of %s, the cluster's %s less %s, "+
 		"and already holds %s for running and admitted jobs; %s need %s more; "+
 		"wait for the queue's jobs to finish, or lower those queues' spec.guarantee, or add nodes, or lower minResources",
-		q, format(d, capability), d, api.FormatAmount(d, total), guaranteedTo, format(d, base), what, api.FormatAmount(d, need))
+		q, Format(d, capability), d, api.FormatAmount(d, total), guaranteedTo, Format(d, base), what, api.FormatAmount(d, need))
 }
 
 // shareMessage is ShareMessage, naming the guarantees of other queues when they cap q.
@@ -589,16 +591,16 @@ func ShareMessage(a *QueueAttr, q *api.QueueInfo, d corev1.ResourceName, queues 
 	case atCapability && guaranteedTo != "":
 		return fmt.Sprintf("queue %s holds %s of %s, all it may hold: the cluster's %s less %s; "+
 			"wait for the queue's pods to finish, or lower those queues' spec.guarantee, or add nodes",
-			q.Name, format(d, a.Allocated[d]), d, api.FormatAmount(d, total.Get(d)), guaranteedTo)
+			q.Name, Format(d, a.Allocated[d]), d, api.FormatAmount(d, total.Get(d)), guaranteedTo)
 	case atCapability && (elastic || a.Capability[d] < float64(total.Get(d))):
 		return fmt.Sprintf("queue %s has reached its capability of %s: %s allocated of %s; raise spec.capability or wait for the queue's pods to finish",
-			q.Name, d, format(d, a.Allocated[d]), format(d, a.Capability[d]))
+			q.Name, d, Format(d, a.Allocated[d]), Format(d, a.Capability[d]))
 	case queues == 1:
 		return fmt.Sprintf("the cluster's %s is all in use: queue %s holds %s of the %s that the nodes offer to queues; add nodes or wait for running pods to finish",
-			d, q.Name, format(d, a.Allocated[d]), api.FormatAmount(d, shared.Get(d)))
+			d, q.Name, Format(d, a.Allocated[d]), api.FormatAmount(d, shared.Get(d)))
 	default:
 		return fmt.Sprintf("queue %s holds its deserved share of %s, %s of the %s the queues share by its weight %d against the other queues with work; "+
-			"wait for its pods to finish or raise its weight", q.Name, d, format(d, a.Deserved[d]), api.FormatAmount(d, shared.Get(d)), q.Weight)
+			"wait for its pods to finish or raise its weight", q.Name, d, Format(d, a.Deserved[d]), api.FormatAmount(d, shared.Get(d)), q.Weight)
 	}
 }
 
@@ -606,7 +608,7 @@ func ShareMessage(a *QueueAttr, q *api.QueueInfo, d corev1.ResourceName, queues 
 func (a *QueueAttr) String() string {
 	var parts []string
 	for _, d := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
-		parts = append(parts, fmt.Sprintf("%s deserved=%s allocated=%s", d, format(d, a.Deserved[d]), format(d, a.Allocated[d])))
+		parts = append(parts, fmt.Sprintf("%s deserved=%s allocated=%s", d, Format(d, a.Deserved[d]), Format(d, a.Allocated[d])))
 	}
 	return a.Name + ": " + strings.Join(parts, ", ")
 }
