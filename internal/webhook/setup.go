@@ -30,6 +30,7 @@ import (
 
 	batchv1alpha1 "github.com/caldera-sh/caldera/api/batch/v1alpha1"
 	flowv1alpha1 "github.com/caldera-sh/caldera/api/flow/v1alpha1"
+	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
 	topologyv1alpha1 "github.com/caldera-sh/caldera/api/topology/v1alpha1"
 	celpolicy "github.com/caldera-sh/caldera/internal/job/policy"
 	"github.com/caldera-sh/caldera/internal/jobflow"
@@ -61,7 +62,7 @@ type Options struct {
 // The certificate's Secret is in the manager's namespace: config/rbac/webhook_cert_role.yaml.
 // +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingwebhookconfigurations,verbs=get;list;watch;update;patch
 
-// Setup registers the Job, JobFlow and HyperNode validators with the manager's webhook server. With ManageCerts, the
+// Setup registers the Job, JobFlow, Queue and HyperNode validators with the manager's webhook server. With ManageCerts, the
 // validator is registered (and the server started) once the certificate is in place.
 func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 	if opts.Policies == nil {
@@ -76,6 +77,12 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 		return err
 	}
 	register := func() error {
+		if err := ctrl.NewWebhookManagedBy(mgr, &schedulingv1beta1.Queue{}).
+			WithValidator(&QueueValidator{Reader: mgr.GetClient()}).
+			WithValidatorCustomPath(QueueValidatePath).
+			Complete(); err != nil {
+			return err
+		}
 		if err := ctrl.NewWebhookManagedBy(mgr, &topologyv1alpha1.HyperNode{}).
 			WithValidator(&HyperNodeValidator{}).
 			WithValidatorCustomPath(HyperNodeValidatePath).

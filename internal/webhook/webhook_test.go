@@ -27,9 +27,12 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
+	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
 	"github.com/caldera-sh/caldera/internal/testing/framework"
 )
 
@@ -149,5 +152,33 @@ var _ = Describe("Job admission", Label("webhook"), func() {
 		Expect(unstructured.SetNestedField(job.Object, "webhook-closed", "spec", "queue")).To(Succeed())
 		err := fw.Client.Update(ctx, job)
 		Expect(err).To(MatchError(ContainSubstring("status is `Closed`")))
+	})
+
+	It("refuses a queue that does not fit in the queues above it, and deleting a queue with queues below it", func() {
+		queue := func(name, parent, capability, guarantee string) *schedulingv1beta1.Queue {
+			q := &schedulingv1beta1.Queue{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: schedulingv1beta1.QueueSpec{Parent: parent}}
+			if capability != "" {
+				q.Spec.Capability = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(capability)}
+			}
+			if guarantee != "" {
+				q.Spec.Guarantee.Resource = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(guarantee)}
+				q.Spec.Deserved = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(guarantee)}
+			}
+			return q
+		}
+		parent, child := queue("webhook-tree-p", "", "8", "4"), queue("webhook-tree-a", "webhook-tree-p", "4", "3")
+		for _, q := range []*schedulingv1beta1.Queue{parent, child} {
+			Expect(fw.Client.Create(ctx, q)).To(Succeed())
+		}
+		DeferCleanup(func() {
+			_ = fw.Client.Delete(ctx, child)
+			_ = fw.Client.Delete(ctx, parent)
+		})
+		err := fw.Client.Create(ctx, queue("webhook-tree-b", "webhook-tree-p", "16", ""))
+		Expect(err).To(MatchError(ContainSubstring(`spec.capability[cpu]: Invalid value: "16": exceeds the capability of queue webhook-tree-p above it (8)`)))
+		err = fw.Client.Create(ctx, queue("webhook-tree-c", "webhook-tree-p", "", "2"))
+		Expect(err).To(MatchError(ContainSubstring(`the spec.guarantee.resource of the queues below queue webhook-tree-p add up to 5 of cpu, more than queue webhook-tree-p's spec.guarantee.resource (4)`)))
+		err = fw.Client.Delete(ctx, parent)
+		Expect(err).To(MatchError(ContainSubstring("queue webhook-tree-p has 1 queues below it (webhook-tree-a): delete them first")))
 	})
 })
