@@ -18,6 +18,7 @@ package controllers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 
@@ -25,6 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -57,15 +59,16 @@ const (
 // +kubebuilder:rbac:groups=topology.volcano.sh,resources=hypernodes/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch
 
-// Reconcile brings one HyperNode's status up to date with the HyperNodes and nodes as they are.
-func (r *HyperNodeReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	hn := &topologyv1alpha1.HyperNode{}
-	if err := r.Client.Get(ctx, req.NamespacedName, hn); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
+// Reconcile brings every HyperNode's status up to date with the HyperNodes and nodes as they are:
+// one request stands for all of them (see SetupWithManager), so a burst of changes costs one
+// resolution of the topology, not one per HyperNode.
+func (r *HyperNodeReconciler) Reconcile(ctx context.Context, _ ctrl.Request) (ctrl.Result, error) {
 	var hns topologyv1alpha1.HyperNodeList
 	if err := r.Client.List(ctx, &hns); err != nil {
 		return ctrl.Result{}, fmt.Errorf("listing HyperNodes: %w", err)
+	}
+	if len(hns.Items) == 0 {
+		return ctrl.Result{}, nil
 	}
 	var nodes corev1.NodeList
 	if err := r.Client.List(ctx, &nodes); err != nil {
@@ -79,16 +82,20 @@ func (r *HyperNodeReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	for i := range nodes.Items {
 		refs[i] = topology.Node{Name: nodes.Items[i].Name, Labels: nodes.Items[i].Labels}
 	}
-	want := HyperNodeStatus(hn, topology.Build(list, refs))
-	if equality.Semantic.DeepEqual(hn.Status, want) {
-		return ctrl.Result{}, nil
+	topo := topology.Build(list, refs)
+	var errs []error
+	for _, hn := range list {
+		want := HyperNodeStatus(hn, topo)
+		if equality.Semantic.DeepEqual(hn.Status, want) {
+			continue
+		}
+		patch := client.MergeFrom(hn.DeepCopy())
+		hn.Status = want
+		if err := r.Client.Status().Patch(ctx, hn, patch); client.IgnoreNotFound(err) != nil {
+			errs = append(errs, fmt.Errorf("writing the status of HyperNode %s: %w", hn.Name, err))
+		}
 	}
-	patch := client.MergeFrom(hn.DeepCopy())
-	hn.Status = want
-	if err := r.Client.Status().Patch(ctx, hn, patch); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
-	return ctrl.Result{}, nil
+	return ctrl.Result{}, errors.Join(errs...)
 }
 
 // HyperNodeStatus is the status a HyperNode should have in a topology built from every
@@ -108,21 +115,15 @@ func HyperNodeStatus(hn *topologyv1alpha1.HyperNode, topo *topology.Topology) to
 	return out
 }
 
+// allHyperNodes is the one request that stands for every HyperNode.
+var allHyperNodes = reconcile.Request{NamespacedName: types.NamespacedName{Name: "all HyperNodes"}}
+
 // SetupWithManager registers the reconciler. Any HyperNode change, and any node added, removed
 // or relabelled, brings every HyperNode's status up to date: counts of higher tiers go through
 // their members.
 func (r *HyperNodeReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	all := handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, _ client.Object) []reconcile.Request {
-		var hns topologyv1alpha1.HyperNodeList
-		if err := mgr.GetClient().List(ctx, &hns); err != nil {
-			ctrl.LoggerFrom(ctx).Error(err, "listing HyperNodes")
-			return nil
-		}
-		out := make([]reconcile.Request, len(hns.Items))
-		for i := range hns.Items {
-			out[i] = reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&hns.Items[i])}
-		}
-		return out
+	all := handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
+		return []reconcile.Request{allHyperNodes}
 	})
 	nodeMembership := predicate.Funcs{
 		UpdateFunc: func(e event.UpdateEvent) bool { return !maps.Equal(e.ObjectOld.GetLabels(), e.ObjectNew.GetLabels()) },
