@@ -26,10 +26,13 @@ import (
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	topologyv1alpha1 "github.com/caldera-sh/caldera/api/topology/v1alpha1"
+	"github.com/caldera-sh/caldera/controllers"
 	"github.com/caldera-sh/caldera/internal/testing/framework"
+	"github.com/caldera-sh/caldera/internal/topology"
 )
 
 func member(typ topologyv1alpha1.MemberType, sel topologyv1alpha1.MemberSelector) topologyv1alpha1.MemberSpec {
@@ -95,5 +98,60 @@ var _ = Describe("HyperNode status", func() {
 		}
 		Eventually(hyperNodeStatus(ctx, "status-rack-b"), framework.Timeout, framework.Interval).Should(Equal("2 nodes, Ready True MembersResolved: tier 1, 2 nodes"))
 		Eventually(hyperNodeStatus(ctx, "status-block"), framework.Timeout, framework.Interval).Should(Equal("4 nodes, Ready True MembersResolved: tier 2, 4 nodes"))
+	})
+})
+
+var _ = Describe("HyperNodes made from node labels", func() {
+	It("makes a rack HyperNode per rack label value and a block above them, follows relabelling, and deletes what the labels no longer make", func(ctx SpecContext) {
+		typ, err := topology.ParseDiscoveryType("dc=example.com/disc-block,example.com/disc-rack,kubernetes.io/hostname")
+		Expect(err).NotTo(HaveOccurred())
+		stop, err := fw.StartManager(ctx, func(mgr ctrl.Manager) error {
+			return controllers.Setup(mgr, controllers.Options{SchedulerNames: []string{testScheduler}, HyperNodeDiscovery: []topology.DiscoveryType{typ}})
+		})
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(func() { Expect(stop()).To(Succeed()) })
+		relabel := func(ctx context.Context, name string, set map[string]string) {
+			node := &corev1.Node{}
+			Expect(fw.Client.Get(ctx, types.NamespacedName{Name: name}, node)).To(Succeed())
+			patch := client.MergeFrom(node.DeepCopy())
+			for k, v := range set {
+				if v == "" {
+					delete(node.Labels, k)
+				} else {
+					node.Labels[k] = v
+				}
+			}
+			Expect(fw.Client.Patch(ctx, node, patch)).To(Succeed())
+		}
+		for i, name := range nodes[:3] {
+			relabel(ctx, name, map[string]string{"example.com/disc-block": "b0", "example.com/disc-rack": fmt.Sprintf("r%d", i/2)})
+		}
+		DeferCleanup(func(ctx context.Context) {
+			for _, name := range nodes[:3] {
+				relabel(ctx, name, map[string]string{"example.com/disc-block": "", "example.com/disc-rack": ""})
+			}
+			Expect(fw.Client.DeleteAllOf(ctx, &topologyv1alpha1.HyperNode{}, client.MatchingLabels{topology.SourceLabel: topology.SourceNodeLabels})).To(Succeed())
+		})
+		discovered := func(g Gomega) map[string]string {
+			var list topologyv1alpha1.HyperNodeList
+			g.Expect(fw.Client.List(ctx, &list, client.MatchingLabels{topology.SourceLabel: topology.SourceNodeLabels})).To(Succeed())
+			out := map[string]string{}
+			for _, hn := range list.Items {
+				out[hn.Name] = fmt.Sprintf("tier %d, %d members, %d nodes", hn.Spec.Tier, len(hn.Spec.Members), hn.Status.NodeCount)
+			}
+			return out
+		}
+		Eventually(discovered, framework.Timeout, framework.Interval).Should(Equal(map[string]string{
+			"hypernode-dc-tier1-r0": "tier 1, 2 members, 2 nodes",
+			"hypernode-dc-tier1-r1": "tier 1, 1 members, 1 nodes",
+			"hypernode-dc-tier2-b0": "tier 2, 2 members, 3 nodes",
+		}))
+
+		By("moving the third node into the first rack")
+		relabel(ctx, nodes[2], map[string]string{"example.com/disc-rack": "r0"})
+		Eventually(discovered, framework.Timeout, framework.Interval).Should(Equal(map[string]string{
+			"hypernode-dc-tier1-r0": "tier 1, 3 members, 3 nodes",
+			"hypernode-dc-tier2-b0": "tier 2, 1 members, 3 nodes",
+		}))
 	})
 })

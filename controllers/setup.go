@@ -24,6 +24,8 @@ import (
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/caldera-sh/caldera/internal/topology"
 )
 
 // Options configure the controllers.
@@ -46,6 +48,9 @@ type Options struct {
 	// Client is the client the controllers read and write with; nil means the manager's. Specs
 	// wrap the manager's client to inject failures against the real API server.
 	Client client.Client
+	// HyperNodeDiscovery are the network topologies to make HyperNodes of from node labels; none
+	// turns discovery off.
+	HyperNodeDiscovery []topology.DiscoveryType
 }
 
 // DefaultJobWorkers is how many jobs are reconciled at once by default. A reconcile spends most
@@ -126,6 +131,11 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	}
 	if err := (&HyperNodeReconciler{Client: opts.clientFor(mgr)}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the HyperNode controller: %w", err)
+	}
+	if len(opts.HyperNodeDiscovery) > 0 {
+		if err := (&HyperNodeDiscoveryReconciler{Client: opts.clientFor(mgr), Types: opts.HyperNodeDiscovery}).SetupWithManager(mgr); err != nil {
+			return fmt.Errorf("setting up the HyperNode discovery controller: %w", err)
+		}
 	}
 	return nil
 }

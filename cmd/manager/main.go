@@ -33,6 +33,7 @@ import (
 
 	"github.com/caldera-sh/caldera/controllers"
 	"github.com/caldera-sh/caldera/internal/scheme"
+	"github.com/caldera-sh/caldera/internal/topology"
 	"github.com/caldera-sh/caldera/internal/version"
 	"github.com/caldera-sh/caldera/internal/webhook"
 	"github.com/caldera-sh/caldera/scheduler"
@@ -68,9 +69,36 @@ type options struct {
 	webhookSecret      string
 	webhookConfig      string
 
+	hyperNodeDiscovery discoveryFlag
+
 	zap zap.Options
 
 	printVersion bool
+}
+
+// discoveryFlag collects --hypernode-discovery values, one network topology each.
+type discoveryFlag []topology.DiscoveryType
+
+func (f *discoveryFlag) String() string {
+	parts := make([]string, 0, len(*f))
+	for _, t := range *f {
+		parts = append(parts, t.Name+"="+strings.Join(t.Labels, ","))
+	}
+	return strings.Join(parts, " ")
+}
+
+func (f *discoveryFlag) Set(v string) error {
+	t, err := topology.ParseDiscoveryType(v)
+	if err != nil {
+		return err
+	}
+	for _, o := range *f {
+		if o.Name == t.Name {
+			return fmt.Errorf("network topology %q is given twice", t.Name)
+		}
+	}
+	*f = append(*f, t)
+	return nil
 }
 
 func parseFlags() *options {
@@ -94,6 +122,7 @@ func parseFlags() *options {
 	flag.StringVar(&o.webhookService, "webhook-service-name", "caldera-webhook-service", "Name of the webhook's Service.")
 	flag.StringVar(&o.webhookSecret, "webhook-secret-name", "caldera-webhook-server-cert", "Name of the Secret that keeps the webhook's certificate.")
 	flag.StringVar(&o.webhookConfig, "webhook-config-name", "caldera-validating-webhook-configuration", "Name of the ValidatingWebhookConfiguration to inject the CA into.")
+	flag.Var(&o.hyperNodeDiscovery, "hypernode-discovery", "A network topology to make HyperNodes of from node labels, as <name>=<label>,<label>,...: the tiers' labels from the top down, the node's own label (kubernetes.io/hostname) last; for example rack=topology.example.com/block,topology.example.com/rack,kubernetes.io/hostname. Repeat for more topologies; none turns discovery off.")
 	flag.BoolVar(&o.printVersion, "version", false, "Print the version and exit.")
 	o.zap.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -156,9 +185,10 @@ func run() error {
 
 	clk := clock.RealClock{}
 	if err := controllers.Setup(mgr, controllers.Options{
-		SchedulerNames: names,
-		Clock:          clk,
-		JobWorkers:     o.jobWorkers,
+		SchedulerNames:     names,
+		Clock:              clk,
+		JobWorkers:         o.jobWorkers,
+		HyperNodeDiscovery: o.hyperNodeDiscovery,
 	}); err != nil {
 		return err
 	}

@@ -17,6 +17,7 @@ limitations under the License.
 package topology_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -143,5 +144,40 @@ func TestLimitOf(t *testing.T) {
 				t.Errorf("Confines = %v, want %v", c, tc.confines)
 			}
 		})
+	}
+}
+
+func TestDiscover(t *testing.T) {
+	typ, err := topology.ParseDiscoveryType("dc=example.com/block, example.com/rack, kubernetes.io/hostname")
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodes := []topology.Node{
+		{Name: "n0", Labels: map[string]string{"example.com/block": "b0", "example.com/rack": "r0"}},
+		{Name: "n1", Labels: map[string]string{"example.com/block": "b0", "example.com/rack": "r0"}},
+		{Name: "n2", Labels: map[string]string{"example.com/block": "b0", "example.com/rack": "R_1"}},
+		{Name: "n3", Labels: map[string]string{"example.com/block": "b1"}},
+		{Name: "n4"},
+	}
+	got := map[string]string{}
+	for _, hn := range topology.Discover([]topology.DiscoveryType{typ}, nodes) {
+		var members []string
+		for _, m := range hn.Spec.Members {
+			members = append(members, string(m.Type)+":"+m.Selector.ExactMatch.Name)
+		}
+		got[hn.Name] = fmt.Sprintf("tier %d %s %v %s", hn.Spec.Tier, hn.Spec.TierName, members, hn.Labels[topology.SourceLabel])
+	}
+	want := map[string]string{
+		"hypernode-dc-tier1-r0":           "tier 1 example.com/rack [Node:n0 Node:n1] label",
+		"hypernode-dc-tier1-r-1-ecc032bd": "tier 1 example.com/rack [Node:n2] label",
+		"hypernode-dc-tier2-b0":           "tier 2 example.com/block [HyperNode:hypernode-dc-tier1-r-1-ecc032bd HyperNode:hypernode-dc-tier1-r0] label",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Discover (-want +got):\n%s", diff)
+	}
+	for _, bad := range []string{"dc", "dc=kubernetes.io/hostname", "Bad Name=a,b", "dc=a,a", "dc=a b,c"} {
+		if _, err := topology.ParseDiscoveryType(bad); err == nil {
+			t.Errorf("ParseDiscoveryType(%q) accepted it", bad)
+		}
 	}
 }
