@@ -131,7 +131,7 @@ func (ssn *Session) roomCache() *admissionRoom {
 	if ssn.admission != nil {
 		return ssn.admission
 	}
-	r := &admissionRoom{free: ssn.freeRoom(), byQueue: map[string]map[int32]*workSum{}}
+	r := &admissionRoom{free: ssn.freeRoom(nil), byQueue: map[string]map[int32]*workSum{}}
 	for _, u := range ssn.Snapshot.Usage {
 		r.free.SubFloor(&u.Inqueue)
 	}

@@ -18,6 +18,7 @@ package framework
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -113,18 +114,58 @@ func (ssn *Session) MakeRoom(j *api.JobInfo, s RoomSearch) bool {
 		}
 	}
 	if j.PodGroup != nil && j.PodGroup.Spec.NetworkTopology != nil {
-		// The room search frees resources anywhere; a job held within one HyperNode could not
-		// use room freed outside it, so it does not evict (as in Volcano), and says so.
 		topo := ssn.Topology()
 		if limit := topology.LimitOf(j.PodGroup.Spec.NetworkTopology, topo); limit.Confines(topo) {
-			ssn.Explain(j.UID, fmt.Sprintf("no %s is tried for it: a job held within one HyperNode (%s) waits for room there", s.Action, limit.Describe()))
-			return false
+			return ssn.makeRoomInDomain(j, s, pending, topo, limit)
 		}
 	}
+	return ssn.makeRoom(j, s, pending, nil)
+}
+
+// makeRoomInDomain makes room for a gang held within one HyperNode: the room search runs within
+// each HyperNode the gang may use in turn, lowest tier first, holding the nodes its placed pods
+// are on, and stops at the first where evictions there let the gang fit there.
+func (ssn *Session) makeRoomInDomain(j *api.JobInfo, s RoomSearch, pending []*api.TaskInfo, topo *topology.Topology, limit topology.Limit) bool {
+	if limit.Problem != "" {
+		return false
+	}
+	var held []string
+	for _, t := range j.Tasks {
+		if t.NodeName != "" && (api.AllocatedStatus(t.Status) || t.Status == api.Pipelined) {
+			held = append(held, t.NodeName)
+		}
+	}
+	for _, d := range topo.Domains {
+		if d.Tier > limit.Tier {
+			break
+		}
+		if slices.ContainsFunc(held, func(n string) bool { return !d.Holds(n) }) {
+			continue
+		}
+		within := make(map[string]bool, len(d.Nodes))
+		for _, n := range d.Nodes {
+			within[n] = true
+		}
+		if ssn.makeRoom(j, s, pending, within) {
+			return true
+		}
+	}
+	ssn.Explain(j.UID, fmt.Sprintf("%s found no HyperNode where evictions would let the gang fit (%s)", s.Action, limit.Describe()))
+	return false
+}
+
+// makeRoom is MakeRoom's search, on the nodes of within only when it is not nil.
+func (ssn *Session) makeRoom(j *api.JobInfo, s RoomSearch, pending []*api.TaskInfo, within map[string]bool) bool {
 	bundles, protected := ssn.victimBundles(j, pending[0], s)
+	if within != nil {
+		// Only victims on the domain's nodes make room there.
+		bundles = slices.DeleteFunc(bundles, func(b *bundle) bool {
+			return !slices.ContainsFunc(b.tasks, func(t *api.TaskInfo) bool { return within[t.NodeName] })
+		})
+	}
 	need := minimumNeed(j, pending)
-	room := ssn.freeRoom()
-	free := ssn.roomyNodes(pending)
+	room := ssn.freeRoom(within)
+	free := ssn.roomyNodes(pending, within)
 	left := ssn.budgetsLeft()
 	var chosen []*bundle
 	sims := 0
@@ -145,13 +186,13 @@ func (ssn *Session) MakeRoom(j *api.JobInfo, s RoomSearch) bool {
 			break
 		}
 		sims++
-		stmt, used := ssn.simulate(j, pending, chosen, free, s)
+		stmt, used := ssn.simulate(j, pending, chosen, free, s, within)
 		if stmt == nil {
 			continue
 		}
 		stmt.Discard()
-		chosen = ssn.prune(j, pending, chosen, used, free, s, &sims)
-		stmt, _ = ssn.simulate(j, pending, chosen, free, s)
+		chosen = ssn.prune(j, pending, chosen, used, free, s, &sims, within)
+		stmt, _ = ssn.simulate(j, pending, chosen, free, s, within)
 		if stmt == nil {
 			// Cannot happen: the pruned set was just simulated.
 			return false
@@ -369,11 +410,12 @@ func minimumNeed(j *api.JobInfo, pending []*api.TaskInfo) api.Resource {
 	return need
 }
 
-// freeRoom is what the Ready nodes will have free once releasing pods are gone, summed.
-func (ssn *Session) freeRoom() api.Resource {
+// freeRoom is what the Ready nodes (of within, when not nil) will have free once releasing pods
+// are gone, summed.
+func (ssn *Session) freeRoom(within map[string]bool) api.Resource {
 	var room api.Resource
 	for _, n := range ssn.NodeList {
-		if !n.Ready {
+		if !n.Ready || (within != nil && !within[n.Name]) {
 			continue
 		}
 		idle := n.FutureIdle()
@@ -386,12 +428,12 @@ func (ssn *Session) freeRoom() api.Resource {
 	return room
 }
 
-// roomyNodes returns the Ready nodes with room, now or once releasing pods are gone, for the
-// smallest of the pending tasks.
-func (ssn *Session) roomyNodes(pending []*api.TaskInfo) []*api.NodeInfo {
+// roomyNodes returns the Ready nodes (of within, when not nil) with room, now or once releasing
+// pods are gone, for the smallest of the pending tasks.
+func (ssn *Session) roomyNodes(pending []*api.TaskInfo, within map[string]bool) []*api.NodeInfo {
 	var out []*api.NodeInfo
 	for _, n := range ssn.NodeList {
-		if !n.Ready {
+		if !n.Ready || (within != nil && !within[n.Name]) {
 			continue
 		}
 		for _, t := range pending {
@@ -408,7 +450,7 @@ func (ssn *Session) roomyNodes(pending []*api.TaskInfo) []*api.NodeInfo {
 // it reaches its minimums: each on the first node that takes it, the nodes with room first,
 // then the victims' nodes in the order they were chosen. It returns the open statement and
 // the nodes used, or nil (with everything undone) when the gang does not reach its minimums.
-func (ssn *Session) simulate(j *api.JobInfo, pending []*api.TaskInfo, chosen []*bundle, free []*api.NodeInfo, s RoomSearch) (*Statement, map[string]bool) {
+func (ssn *Session) simulate(j *api.JobInfo, pending []*api.TaskInfo, chosen []*bundle, free []*api.NodeInfo, s RoomSearch, within map[string]bool) (*Statement, map[string]bool) {
 	stmt := ssn.NewStatement()
 	nodes := append([]*api.NodeInfo(nil), free...)
 	seen := make(map[string]bool, len(nodes))
@@ -420,7 +462,7 @@ func (ssn *Session) simulate(j *api.JobInfo, pending []*api.TaskInfo, chosen []*
 			if err := stmt.Evict(v, s.Reason); err != nil {
 				ssn.Log.Error(err, "evicting a task", "task", v.Namespace+"/"+v.Name)
 			}
-			if n, ok := ssn.Nodes[v.NodeName]; ok && !seen[n.Name] {
+			if n, ok := ssn.Nodes[v.NodeName]; ok && !seen[n.Name] && (within == nil || within[n.Name]) {
 				seen[n.Name] = true
 				nodes = append(nodes, n)
 			}
@@ -459,7 +501,7 @@ func (ssn *Session) simulate(j *api.JobInfo, pending []*api.TaskInfo, chosen []*
 // prune drops the chosen bundles the gang does not need: first those with no pod on a node the
 // placement used, then, most important first, each whose absence still lets the gang fit, as
 // long as simulations are left.
-func (ssn *Session) prune(j *api.JobInfo, pending []*api.TaskInfo, chosen []*bundle, used map[string]bool, free []*api.NodeInfo, s RoomSearch, sims *int) []*bundle {
+func (ssn *Session) prune(j *api.JobInfo, pending []*api.TaskInfo, chosen []*bundle, used map[string]bool, free []*api.NodeInfo, s RoomSearch, sims *int, within map[string]bool) []*bundle {
 	var kept []*bundle
 	for _, b := range chosen {
 		for _, t := range b.tasks {
@@ -471,7 +513,7 @@ func (ssn *Session) prune(j *api.JobInfo, pending []*api.TaskInfo, chosen []*bun
 	}
 	if len(kept) < len(chosen) && consistent(kept) && *sims < MaxRoomSimulations {
 		*sims++
-		if stmt, _ := ssn.simulate(j, pending, kept, free, s); stmt != nil {
+		if stmt, _ := ssn.simulate(j, pending, kept, free, s, within); stmt != nil {
 			stmt.Discard()
 			chosen = kept
 		}
@@ -482,7 +524,7 @@ func (ssn *Session) prune(j *api.JobInfo, pending []*api.TaskInfo, chosen []*bun
 			continue
 		}
 		*sims++
-		if stmt, _ := ssn.simulate(j, pending, without, free, s); stmt != nil {
+		if stmt, _ := ssn.simulate(j, pending, without, free, s, within); stmt != nil {
 			stmt.Discard()
 			chosen = without
 		}

@@ -99,6 +99,21 @@ func TestPreempt(t *testing.T) {
 			want: result{Evictions: []string{"ns/low-3"},
 				Nominations: map[string]string{"ns/high-0": "n2", "ns/high-1": "n2", "ns/high-2": "n1"}, Binds: map[string]string{}},
 		},
+		"a gang held within a rack evicts only in one rack": {
+			objs: st.Flat(st.MakeQueue("default", 1).Obj(), st.MakePriorityClass("low", 10), st.MakePriorityClass("high", 1000), st.MakeNode("r0a", "2", "8Gi").Obj(), st.MakeNode("r0b", "2", "8Gi").Obj(),
+				st.MakeNode("r1a", "2", "8Gi").Obj(), st.MakeNode("r1b", "2", "8Gi").Obj(),
+				st.MakeHyperNode("rack-0", 1, "r0a", "r0b"), st.MakeHyperNode("rack-1", 1, "r1a", "r1b"),
+				running("low-a", "default", "low", 2, 1, "1", "r0a"), running("low-b", "default", "low", 2, 1, "1", "r1a"),
+				running("low-c", "default", "low", 2, 1, "1", "r0b"), running("low-d", "default", "low", 2, 1, "1", "r1b"),
+				func() []any {
+					objs := pending("high", "default", "high", 3, 3, "1")
+					objs[0] = st.MakePodGroup("ns", "high", 3).Queue("default").PriorityClass("high").Phase(schedulingv1beta1.PodGroupInqueue).
+						Created(st.Epoch.Add(time.Minute)).NetworkTopology("hard", 1, "").Obj()
+					return objs
+				}()),
+			want: result{Evictions: []string{"ns/low-a-0", "ns/low-a-1", "ns/low-c-1"},
+				Nominations: map[string]string{"ns/high-0": "r0a", "ns/high-1": "r0a", "ns/high-2": "r0b"}, Binds: map[string]string{}},
+		},
 		"nothing is evicted when the gang would still not fit": {
 			objs: st.Flat(base, running("low", "default", "low", 4, 1, "1", "n1"), pending("high", "default", "high", 5, 5, "1")),
 			want: result{Nominations: map[string]string{}, Binds: map[string]string{}},
