@@ -89,9 +89,10 @@ func (r *row) add(column, format string, args ...any) {
 
 func workloads() []workload {
 	return []workload{
-		{name: "sched-5000n-10000x1", family: "scheduling", run: schedulingWorkload(5000, 10000, 1)},
-		{name: "sched-1000n-20x500", family: "scheduling", run: schedulingWorkload(1000, 20, 500)},
-		{name: "sched-5000n-1000x3", family: "scheduling", run: schedulingWorkload(5000, 1000, 3)},
+		{name: "sched-5000n-10000x1", family: "scheduling", run: schedulingWorkload(5000, 10000, 1, nil)},
+		{name: "sched-1000n-20x500", family: "scheduling", run: schedulingWorkload(1000, 20, 500, nil)},
+		{name: "sched-5000n-1000x3", family: "scheduling", run: schedulingWorkload(5000, 1000, 3, nil)},
+		{name: "sched-1000n-40x64-racks", family: "scheduling", run: schedulingWorkload(1000, 40, 64, &racks{blocks: 4, racksPerBlock: 8})},
 		{name: "jobs-1000x1", family: "jobs", run: jobsWorkload(1000, 1)},
 		{name: "scale-5000n-10000x10", family: "scale", run: scaleWorkload(5000, 10000, 10)},
 	}

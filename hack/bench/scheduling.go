@@ -25,8 +25,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
 
 	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
+	topologyv1alpha1 "github.com/caldera-sh/caldera/api/topology/v1alpha1"
 	"github.com/caldera-sh/caldera/internal/testing/framework"
 	"github.com/caldera-sh/caldera/internal/testing/perf"
 	"github.com/caldera-sh/caldera/scheduler"
@@ -50,8 +52,14 @@ func plainControlPlane(dir string) (*framework.Framework, kubernetes.Interface, 
 	return f, kube, nil
 }
 
-// schedulingWorkload is groups PodGroups of size pods each on nodes plain nodes.
-func schedulingWorkload(nodes, groups, size int) func(ctx context.Context, b *bench, dir string) (row, error) {
+// racks lays the nodes out in network domains: blocks of racksPerBlock racks, each rack a tier-1
+// HyperNode of the nodes i with i % racks == its number, each block a tier-2 HyperNode of its
+// racks; every PodGroup asks for a hard tier-1 network topology (its gang within one rack).
+type racks struct{ blocks, racksPerBlock int }
+
+// schedulingWorkload is groups PodGroups of size pods each on nodes plain nodes, laid out in
+// racks when layout is not nil.
+func schedulingWorkload(nodes, groups, size int, layout *racks) func(ctx context.Context, b *bench, dir string) (row, error) {
 	return func(ctx context.Context, b *bench, dir string) (row, error) {
 		f, kube, err := plainControlPlane(dir)
 		if err != nil {
@@ -93,10 +101,17 @@ func schedulingWorkload(nodes, groups, size int) func(ctx context.Context, b *be
 		}
 
 		// The workload, then the manager.
+		var topology *schedulingv1beta1.NetworkTopologySpec
+		if layout != nil {
+			if err := createRacks(ctx, f, nodeNames, *layout); err != nil {
+				return row{}, err
+			}
+			topology = &schedulingv1beta1.NetworkTopologySpec{Mode: "hard", HighestTierAllowed: ptr.To[int32](1)}
+		}
 		err = perf.Parallel(groups, 32, func(i int) error {
 			return f.Client.Create(ctx, &schedulingv1beta1.PodGroup{
 				ObjectMeta: metav1.ObjectMeta{Namespace: "bench", Name: fmt.Sprintf("g-%d", i)},
-				Spec:       schedulingv1beta1.PodGroupSpec{MinMember: int32(size), Queue: schedulingv1beta1.DefaultQueue},
+				Spec:       schedulingv1beta1.PodGroupSpec{MinMember: int32(size), Queue: schedulingv1beta1.DefaultQueue, NetworkTopology: topology},
 			})
 		})
 		if err != nil {
@@ -142,4 +157,32 @@ func schedulingWorkload(nodes, groups, size int) func(ctx context.Context, b *be
 		r.add("peak RSS", "%.0f MiB", rss)
 		return r, nil
 	}
+}
+
+// createRacks makes the HyperNodes of a rack layout over nodes.
+func createRacks(ctx context.Context, f *framework.Framework, nodes []string, layout racks) error {
+	count := layout.blocks * layout.racksPerBlock
+	members := make([][]topologyv1alpha1.MemberSpec, count)
+	for i, n := range nodes {
+		members[i%count] = append(members[i%count], topologyv1alpha1.MemberSpec{Type: topologyv1alpha1.MemberTypeNode,
+			Selector: topologyv1alpha1.MemberSelector{ExactMatch: &topologyv1alpha1.ExactMatch{Name: n}}})
+	}
+	for r := range count {
+		if err := f.Client.Create(ctx, &topologyv1alpha1.HyperNode{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("rack-%d", r)},
+			Spec: topologyv1alpha1.HyperNodeSpec{Tier: 1, TierName: "rack", Members: members[r]}}); err != nil {
+			return err
+		}
+	}
+	for bl := range layout.blocks {
+		hn := &topologyv1alpha1.HyperNode{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("block-%d", bl)},
+			Spec: topologyv1alpha1.HyperNodeSpec{Tier: 2, TierName: "block"}}
+		for r := bl * layout.racksPerBlock; r < (bl+1)*layout.racksPerBlock; r++ {
+			hn.Spec.Members = append(hn.Spec.Members, topologyv1alpha1.MemberSpec{Type: topologyv1alpha1.MemberTypeHyperNode,
+				Selector: topologyv1alpha1.MemberSelector{ExactMatch: &topologyv1alpha1.ExactMatch{Name: fmt.Sprintf("rack-%d", r)}}})
+		}
+		if err := f.Client.Create(ctx, hn); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -19,7 +19,7 @@ set -euo pipefail
 
 VOLCANO_VERSION=v1.15.0
 APIS_VERSION=v1.14.0
-SUITES=${SUITES:-"schedulingbase jobp jobseq schedulingaction gangevict schedulinggates vcctl cronjob"}
+SUITES=${SUITES:-"schedulingbase jobp jobseq schedulingaction gangevict schedulinggates vcctl hypernode cronjob"}
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 cache_root=${CALDERA_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/caldera}

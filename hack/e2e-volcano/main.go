@@ -65,7 +65,31 @@ import (
 )
 
 // The suites make e2e-volcano runs, in order, and the ConfigMap their configuration lives in.
-var allSuites = []string{"schedulingbase", "jobp", "jobseq", "schedulingaction", "gangevict", "schedulinggates", "vcctl", "cronjob"}
+var allSuites = []string{"schedulingbase", "jobp", "jobseq", "schedulingaction", "gangevict", "schedulinggates", "vcctl", "hypernode", "cronjob"}
+
+// nodeShape is a suite's KWOK nodes: how many, each one's capacity, and whether each runs the
+// pod of a networking DaemonSet, as every node of a kind cluster does.
+type nodeShape struct {
+	count    int
+	capacity corev1.ResourceList
+	daemon   bool
+}
+
+// kindnetRequests are what kind's kindnet DaemonSet pod requests on every node (kube-proxy, the
+// other one, requests nothing): the suites that fill nodes to a level count on it.
+var kindnetRequests = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("50Mi")}
+
+// suiteNodes are the nodes of suites whose specs name nodes or fill them to a given level, as
+// Volcano's CI makes them for the suite: the hypernode suite's three-tier topology is eight
+// KWOK nodes kwok-node-0..7 of 8 CPUs and 8Gi (run-e2e-kind.sh, E2E_TYPE=HYPERNODE).
+var suiteNodes = map[string]nodeShape{
+	"hypernode": {count: 8, capacity: func() corev1.ResourceList {
+		c := framework.DefaultNodeCapacity()
+		c[corev1.ResourceCPU] = resource.MustParse("8")
+		c[corev1.ResourceMemory] = resource.MustParse("8Gi")
+		return c
+	}(), daemon: true},
+}
 
 const (
 	configNamespace = "volcano-system"
@@ -93,7 +117,7 @@ func run() int {
 	suites := flag.String("suites", strings.Join(allSuites, ","), "Comma-separated suites to run.")
 	flag.StringVar(&o.part, "part", "all", "all: every spec not on skip.txt; ci: only the specs of ci.txt (what CI runs on every change).")
 	flag.StringVar(&o.focus, "focus", "", "Run only the specs whose full text matches this regular expression (Ginkgo's -focus), for working on one spec.")
-	flag.IntVar(&o.nodes, "nodes", 4, "Number of KWOK nodes, as Volcano's kind cluster has four workers.")
+	flag.IntVar(&o.nodes, "nodes", 4, "Number of KWOK nodes, as Volcano's kind cluster has four workers (the hypernode suite has its own eight, see suiteNodes).")
 	flag.IntVar(&o.cpus, "cpus", 4, "CPUs of each KWOK node (with 4Gi of memory per CPU), as a kind node of Volcano's CI shows its runner's 4 CPUs and 16Gi.")
 	flag.BoolVar(&o.keep, "keep", false, "Keep the data folder (logs, kubeconfig, reports) at the end.")
 	flag.Parse()
@@ -268,7 +292,11 @@ func (e *env) runOnFreshCluster(ctx context.Context, suite string, skips, focus 
 			say("%s: stopping its control plane: %v", suite, err)
 		}
 	}()
-	kubeconfig, err := e.startCluster(ctx, dir)
+	shape, ok := suiteNodes[suite]
+	if !ok {
+		shape = nodeShape{count: e.opts.nodes, capacity: nodeCapacity(e.opts.cpus)}
+	}
+	kubeconfig, err := e.startCluster(ctx, dir, shape)
 	if err != nil {
 		return suiteResult{suite: suite, err: err}
 	}
@@ -294,7 +322,7 @@ func (e *env) runOnFreshCluster(ctx context.Context, suite string, skips, focus 
 
 // startCluster brings up a control plane with KWOK nodes, the ConfigMap of the scheduler
 // configuration and the manager, with everything they write in dir, and returns the kubeconfig.
-func (e *env) startCluster(ctx context.Context, dir string) (string, error) {
+func (e *env) startCluster(ctx context.Context, dir string, nodes nodeShape) (string, error) {
 	e.fw = &framework.Framework{KWOK: true, KubeScheduler: true, PodStartDelay: podStartDelay, Dir: dir, Policies: true,
 		// Volcano runs its admission webhooks; Caldera's optional validating webhook is their
 		// counterpart, served by the manager on the address envtest registers.
@@ -302,9 +330,12 @@ func (e *env) startCluster(ctx context.Context, dir string) (string, error) {
 	if err := e.fw.Start(); err != nil {
 		return "", fmt.Errorf("starting the control plane: %w", err)
 	}
-	names, err := e.fw.CreateNodes(ctx, e.opts.nodes, nodeCapacity(e.opts.cpus))
+	names, err := e.fw.CreateNodes(ctx, nodes.count, nodes.capacity)
 	if err == nil {
 		err = e.fw.WaitForNodesReady(ctx, names...)
+	}
+	if err == nil && nodes.daemon {
+		err = e.daemonPods(ctx, names)
 	}
 	if err != nil {
 		return "", fmt.Errorf("bringing up the KWOK nodes: %w", err)
@@ -325,6 +356,20 @@ func (e *env) startCluster(ctx context.Context, dir string) (string, error) {
 	}
 	say("control plane with %d KWOK nodes and the manager (Volcano's CI scheduler configuration) are up; KUBECONFIG=%s", len(names), kubeconfig)
 	return kubeconfig, nil
+}
+
+// daemonPods puts a kindnet pod (kindnetRequests) on each node, bound by name, as kind's
+// DaemonSet does.
+func (e *env) daemonPods(ctx context.Context, nodes []string) error {
+	for _, n := range nodes {
+		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "kindnet-" + n, Labels: map[string]string{"app": "kindnet"}},
+			Spec: corev1.PodSpec{NodeName: n, Containers: []corev1.Container{{Name: "kindnet-cni", Image: "docker.io/kindest/kindnetd",
+				Resources: corev1.ResourceRequirements{Requests: kindnetRequests}}}}}
+		if err := e.fw.Client.Create(ctx, pod); err != nil {
+			return fmt.Errorf("creating %s: %w", pod.Name, err)
+		}
+	}
+	return nil
 }
 
 // nodeCapacity is a KWOK node of cpus CPUs and 4Gi of memory per CPU. The suites size their
