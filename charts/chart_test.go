@@ -228,8 +228,8 @@ func TestChartTemplate(t *testing.T) {
 			webhookCert := v.boolean(true, "webhook", "enabled") && !v.boolean(false, "webhook", "certManager")
 			checkHardened(t, r, hardening{namespace: namespace, serviceAccount: sa, replicas: replicas, pdb: replicas > 1, webhookCert: webhookCert})
 
-			if got := len(r.kind("CustomResourceDefinition")); got != 7 {
-				t.Errorf("%d CRDs, want 7", got)
+			if got := len(r.kind("CustomResourceDefinition")); got != 8 {
+				t.Errorf("%d CRDs, want 8", got)
 			}
 			if v.boolean(true, "admissionPolicies", "enabled") {
 				checkPolicies(t, r, fullname+"-")
@@ -295,8 +295,8 @@ func TestChartTemplate(t *testing.T) {
 					t.Fatalf("no ValidatingWebhookConfiguration %s (the manager's --webhook-config-name)", fullname)
 				}
 				hooks, _, _ := unstructured.NestedSlice(vwc.Object, "webhooks")
-				if len(hooks) != 2 {
-					t.Fatalf("ValidatingWebhookConfiguration has %d webhooks, want 2 (jobs and jobflows)", len(hooks))
+				if len(hooks) != 4 {
+					t.Fatalf("ValidatingWebhookConfiguration has %d webhooks, want 4 (jobs, jobflows, queues and hypernodes)", len(hooks))
 				}
 				for _, hook := range hooks {
 					svc, _, _ := unstructured.NestedStringMap(hook.(map[string]any), "clientConfig", "service")
@@ -454,8 +454,8 @@ func TestKustomize(t *testing.T) {
 	}
 	r := index(t, objs)
 	checkHardened(t, r, hardening{namespace: namespace, serviceAccount: "caldera-manager", replicas: 2, pdb: true, webhookCert: true})
-	if got := len(r.kind("CustomResourceDefinition")); got != 7 {
-		t.Errorf("%d CRDs, want 7", got)
+	if got := len(r.kind("CustomResourceDefinition")); got != 8 {
+		t.Errorf("%d CRDs, want 8", got)
 	}
 	checkPolicies(t, r, "caldera-")
 	for _, role := range []struct{ kind, name, file string }{
@@ -687,7 +687,7 @@ func checkRBAC(t *testing.T, r *objects, want hardening) {
 					t.Errorf("%s grants non-resource URLs: %+v", where, rule)
 				}
 				for _, res := range rule.Resources {
-					if strings.Contains(res, "/") && !slices.Contains([]string{"pods/binding", "pods/eviction", "pods/status", "jobs/status", "cronjobs/status", "podgroups/status", "queues/status", "jobflows/status", "jobtemplates/status"}, res) {
+					if strings.Contains(res, "/") && !slices.Contains([]string{"pods/binding", "pods/eviction", "pods/status", "jobs/status", "cronjobs/status", "podgroups/status", "queues/status", "jobflows/status", "jobtemplates/status", "hypernodes/status"}, res) {
 						t.Errorf("%s grants the subresource %s", where, res)
 					}
 					if res == "secrets" && slices.Contains(rule.APIGroups, "") {

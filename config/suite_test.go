@@ -76,7 +76,7 @@ var _ = Describe("config/default", Label("config"), func() {
 			Expect(fw.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(obj), client.FieldOwner("kubectl"), client.ForceOwnership)).
 				To(Succeed(), "applying %s %s", obj.GetKind(), obj.GetName())
 		}
-		Expect(kinds).To(HaveKeyWithValue("CustomResourceDefinition", 7))
+		Expect(kinds).To(HaveKeyWithValue("CustomResourceDefinition", 8))
 		Expect(kinds).To(HaveKeyWithValue("Deployment", 1))
 		Expect(kinds).To(HaveKeyWithValue("ValidatingWebhookConfiguration", 1))
 		Expect(kinds).To(HaveKey("ClusterRole"))
