@@ -62,7 +62,7 @@ func TestCommandTree(t *testing.T) {
 		"vcctl queue create":         {"-n/--name=test", "--parent=", "-S/--state=Open", "-w/--weight=1"},
 		"vcctl queue delete":         {"-n/--name="},
 		"vcctl queue operate":        {"-a/--action=", "--force=false", "-n/--name=", "-w/--weight=0"},
-		"vcctl queue list":           nil,
+		"vcctl queue list":           {"--tree=false"},
 		"vcctl queue get":            {"-n/--name="},
 		"vcctl pod list":             {"--all-namespaces=false", "-j/--job=", "-n/--namespace=default", "-q/--queue="},
 		"vcctl version":              nil,

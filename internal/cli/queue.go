@@ -22,6 +22,7 @@ import (
 	"sort"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 
@@ -198,4 +199,105 @@ func buildQueue(f queueCreateFlags) (*schedulingv1beta1.Queue, busv1alpha1.Actio
 			Parent: f.parent,
 		},
 	}, action, nil
+}
+
+// formatQueueTree renders `vcctl queue list --tree`: the queues as the tree spec.parent makes
+// (no parent: under root), each indented below its parent, with its state, weight, deserved,
+// guarantee and capability from the spec, what it and the queues below it hold
+// (status.allocated), and its PodGroups by phase. A queue whose parent does not exist is shown
+// at the top, its parent named as missing; so is a loop of parents.
+func formatQueueTree(queues []schedulingv1beta1.Queue, counts map[string]podGroupCounts) string {
+	if len(queues) == 0 {
+		return noResources
+	}
+	byName := map[string]*schedulingv1beta1.Queue{}
+	for i := range queues {
+		byName[queues[i].Name] = &queues[i]
+	}
+	children := map[string][]string{}
+	var tops []string
+	for name, q := range byName {
+		parent := q.Spec.Parent
+		if parent == "" && name != schedulingv1beta1.RootQueue {
+			parent = schedulingv1beta1.RootQueue
+		}
+		if _, ok := byName[parent]; !ok || name == schedulingv1beta1.RootQueue {
+			tops = append(tops, name)
+			continue
+		}
+		children[parent] = append(children[parent], name)
+	}
+	sort.Strings(tops)
+	for _, c := range children {
+		sort.Strings(c)
+	}
+	amounts := func(l corev1.ResourceList) string {
+		if len(l) == 0 {
+			return "-"
+		}
+		names := make([]string, 0, len(l))
+		for r := range l {
+			names = append(names, string(r))
+		}
+		sort.Strings(names)
+		parts := make([]string, 0, len(names))
+		for _, r := range names {
+			v := l[corev1.ResourceName(r)]
+			parts = append(parts, r+"="+v.String())
+		}
+		return strings.Join(parts, ",")
+	}
+	var rows [][]string
+	seen := map[string]bool{}
+	var walk func(name, prefix, branch string)
+	walk = func(name, prefix, branch string) {
+		q := byName[name]
+		seen[name] = true
+		label := prefix + branch + name
+		if p := q.Spec.Parent; p != "" && byName[p] == nil {
+			label += " (parent " + p + " missing)"
+		}
+		c := counts[name]
+		rows = append(rows, []string{label, string(q.Status.State), itoa(q.Spec.Weight), amounts(q.Spec.Deserved),
+			amounts(q.Spec.Guarantee.Resource), amounts(q.Spec.Capability), amounts(q.Status.Allocated),
+			fmt.Sprint(c.pending), fmt.Sprint(c.inqueue), fmt.Sprint(c.running), fmt.Sprint(c.completed)})
+		kids := children[name]
+		next := prefix
+		switch branch {
+		case "├─ ":
+			next += "│  "
+		case "└─ ":
+			next += "   "
+		}
+		for i, k := range kids {
+			if seen[k] {
+				continue
+			}
+			b := "├─ "
+			if i == len(kids)-1 {
+				b = "└─ "
+			}
+			walk(k, next, b)
+		}
+	}
+	for _, t := range tops {
+		walk(t, "", "")
+	}
+	// Queues in a loop of parents are reached from no top: list them after, as they are.
+	var rest []string
+	for name := range byName {
+		if !seen[name] {
+			rest = append(rest, name)
+		}
+	}
+	sort.Strings(rest)
+	for _, name := range rest {
+		if seen[name] {
+			continue
+		}
+		at := len(rows)
+		walk(name, "", "")
+		rows[at][0] = name + " (in a loop of parents)"
+	}
+	return formatTable([]string{"NAME", "STATE", "WEIGHT", "DESERVED", "GUARANTEE", "CAPABILITY", "ALLOCATED", "PENDING", "INQUEUE", "RUNNING", "COMPLETED"}, rows)
 }

@@ -238,9 +238,10 @@ func (e *env) updateQueueWeight(ctx context.Context, c client.Client, name strin
 }
 
 func newQueueListCommand(e *env) *cobra.Command {
-	return &cobra.Command{
+	var tree bool
+	cmd := &cobra.Command{
 		Use:   "list",
-		Short: "List queues with their PodGroups counted by phase",
+		Short: "List queues with their PodGroups counted by phase (--tree: as the hierarchy spec.parent makes, with their amounts)",
 		Args:  noArgs("queue list takes no filter"),
 		RunE: runE(func(ctx context.Context, _ *cobra.Command) error {
 			c, err := e.client()
@@ -255,10 +256,16 @@ func newQueueListCommand(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			_, err = io.WriteString(e.Out, formatQueueList(queues.Items, counts))
+			out := formatQueueList(queues.Items, counts)
+			if tree {
+				out = formatQueueTree(queues.Items, counts)
+			}
+			_, err = io.WriteString(e.Out, out)
 			return err
 		}),
 	}
+	cmd.Flags().BoolVar(&tree, "tree", false, "Show the queues as the tree spec.parent makes, each with its deserved share, guarantee, capability and what it and the queues below it hold")
+	return cmd
 }
 
 // podGroupCounts reads every PodGroup and counts them by queue and phase.

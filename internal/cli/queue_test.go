@@ -20,6 +20,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
@@ -241,5 +243,35 @@ func TestActionCommands(t *testing.T) {
 				t.Errorf("command (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+func TestFormatQueueTree(t *testing.T) {
+	cpu := func(v string) corev1.ResourceList {
+		return corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(v)}
+	}
+	queue := func(name, parent string, capability, allocated corev1.ResourceList) schedulingv1beta1.Queue {
+		return schedulingv1beta1.Queue{ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec:   schedulingv1beta1.QueueSpec{Weight: 1, Parent: parent, Capability: capability},
+			Status: schedulingv1beta1.QueueStatus{State: schedulingv1beta1.QueueStateOpen, Allocated: allocated}}
+	}
+	got := formatQueueTree([]schedulingv1beta1.Queue{
+		queue("root", "", nil, cpu("6")),
+		queue("default", "", nil, nil),
+		queue("team-a", "root", cpu("8"), cpu("6")),
+		queue("team-a-dev", "team-a", cpu("4"), cpu("4")),
+		queue("team-a-prod", "team-a", nil, cpu("2")),
+		queue("lost", "gone", nil, nil),
+	}, map[string]podGroupCounts{"team-a-dev": {running: 2}, "team-a-prod": {pending: 1, running: 1}})
+	want := "" +
+		"NAME                         STATE   WEIGHT   DESERVED   GUARANTEE   CAPABILITY   ALLOCATED   PENDING   INQUEUE   RUNNING   COMPLETED\n" +
+		"lost (parent gone missing)   Open    1        -          -           -            -           0         0         0         0\n" +
+		"root                         Open    1        -          -           -            cpu=6       0         0         0         0\n" +
+		"├─ default                   Open    1        -          -           -            -           0         0         0         0\n" +
+		"└─ team-a                    Open    1        -          -           cpu=8        cpu=6       0         0         0         0\n" +
+		"   ├─ team-a-dev             Open    1        -          -           cpu=4        cpu=4       0         0         2         0\n" +
+		"   └─ team-a-prod            Open    1        -          -           -            cpu=2       1         0         1         0\n"
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("formatQueueTree (-want +got):\n%s", diff)
 	}
 }
