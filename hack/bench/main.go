@@ -103,6 +103,9 @@ type bench struct {
 	// profile is how long to profile the manager's CPU once a workload's measured part begins
 	// (written to cpu.pprof in the workload's folder); zero profiles nothing.
 	profile time.Duration
+	// schedulerConf is a scheduler configuration file for the manager (--scheduler-conf); empty
+	// runs the default configuration.
+	schedulerConf string
 }
 
 // pprofAddress is where the manager serves Go's profiling endpoints when -profile is set.
@@ -116,6 +119,7 @@ func main() {
 	names := flag.String("workloads", "", "Comma-separated workloads to run; empty runs all.")
 	keep := flag.Bool("keep", false, "Keep the data folder (logs, audit logs) after the run.")
 	profile := flag.Duration("profile", 0, "Profile the manager's CPU for this long once each workload's measured part begins (cpu.pprof in the workload's folder; the scale workload also keeps heap.pprof at rest; implies -keep).")
+	schedulerConf := flag.String("scheduler-conf", "", "A scheduler configuration file to run the manager with (its --scheduler-conf), to compare a configuration with the default; empty runs the default, as make bench does.")
 	flag.Parse()
 	// The benchmark's own clients log through controller-runtime and klog: errors only.
 	logger := zap.New(zap.WriteTo(os.Stderr), zap.Level(zapcore.ErrorLevel))
@@ -138,10 +142,10 @@ func main() {
 	}
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
-	os.Exit(run(ctx, chosen, *keep || *profile > 0, *profile))
+	os.Exit(run(ctx, chosen, *keep || *profile > 0, *profile, *schedulerConf))
 }
 
-func run(ctx context.Context, chosen []workload, keep bool, profile time.Duration) int {
+func run(ctx context.Context, chosen []workload, keep bool, profile time.Duration, schedulerConf string) int {
 	dataDir, err := os.MkdirTemp("", "caldera-bench-")
 	if err != nil {
 		say("%v", err)
@@ -155,7 +159,7 @@ func run(ctx context.Context, chosen []workload, keep bool, profile time.Duratio
 		_ = os.RemoveAll(dataDir)
 	}()
 	say("data folder %s", dataDir)
-	b := &bench{profile: profile}
+	b := &bench{profile: profile, schedulerConf: schedulerConf}
 	if b.managerBinary, err = framework.BuildManager(ctx, dataDir); err != nil {
 		say("%v", err)
 		return 1
@@ -212,14 +216,17 @@ func printTable(family string, rows []row, chosen []workload) {
 	}
 }
 
-// startManager starts the shipped manager against kubeconfig with its default configuration,
-// logging into dir. Only what a process outside a cluster must be told is set: the lease's
+// startManager starts the shipped manager against kubeconfig with its default configuration (or
+// -scheduler-conf's), logging into dir. Only what a process outside a cluster must be told is set: the lease's
 // namespace, plain-HTTP metrics on a local port for the benchmark to read, and no probe listener.
 func (b *bench) startManager(dir, kubeconfig string) (*framework.Process, error) {
 	args := []string{"--kubeconfig", kubeconfig, "--leader-election-namespace", "kube-system",
 		"--metrics-bind-address=" + metricsAddress, "--metrics-secure=false", "--health-probe-bind-address=0"}
 	if b.profile > 0 {
 		args = append(args, "--pprof-bind-address="+pprofAddress)
+	}
+	if b.schedulerConf != "" {
+		args = append(args, "--scheduler-conf="+b.schedulerConf)
 	}
 	cmd := exec.Command(b.managerBinary, args...)
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
