@@ -78,10 +78,7 @@ func (r *HyperNodeReconciler) Reconcile(ctx context.Context, _ ctrl.Request) (ct
 	for i := range hns.Items {
 		list[i] = &hns.Items[i]
 	}
-	refs := make([]topology.Node, len(nodes.Items))
-	for i := range nodes.Items {
-		refs[i] = topology.Node{Name: nodes.Items[i].Name, Labels: nodes.Items[i].Labels}
-	}
+	refs := nodeRefs(nodes.Items)
 	topo := topology.Build(list, refs)
 	var errs []error
 	for _, hn := range list {
@@ -96,6 +93,15 @@ func (r *HyperNodeReconciler) Reconcile(ctx context.Context, _ ctrl.Request) (ct
 		}
 	}
 	return ctrl.Result{}, errors.Join(errs...)
+}
+
+// nodeRefs is what the topology needs of nodes: their names and labels.
+func nodeRefs(nodes []corev1.Node) []topology.Node {
+	refs := make([]topology.Node, len(nodes))
+	for i := range nodes {
+		refs[i] = topology.Node{Name: nodes[i].Name, Labels: nodes[i].Labels}
+	}
+	return refs
 }
 
 // HyperNodeStatus is the status a HyperNode should have in a topology built from every

@@ -56,10 +56,7 @@ func (r *HyperNodeDiscoveryReconciler) Reconcile(ctx context.Context, _ ctrl.Req
 	if err := r.Client.List(ctx, &nodes); err != nil {
 		return ctrl.Result{}, fmt.Errorf("listing nodes: %w", err)
 	}
-	refs := make([]topology.Node, len(nodes.Items))
-	for i := range nodes.Items {
-		refs[i] = topology.Node{Name: nodes.Items[i].Name, Labels: nodes.Items[i].Labels}
-	}
+	refs := nodeRefs(nodes.Items)
 	want := topology.Discover(r.Types, refs)
 	var have topologyv1alpha1.HyperNodeList
 	if err := r.Client.List(ctx, &have, client.MatchingLabels{topology.SourceLabel: topology.SourceNodeLabels}); err != nil {

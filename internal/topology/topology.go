@@ -62,6 +62,16 @@ func (d *Domain) Holds(node string) bool {
 	return ok
 }
 
+// HoldsAll reports whether the domain holds every node of names.
+func (d *Domain) HoldsAll(names []string) bool {
+	for _, n := range names {
+		if !d.Holds(n) {
+			return false
+		}
+	}
+	return true
+}
+
 // Topology is the cluster's network domains.
 type Topology struct {
 	// Domains are every HyperNode's domain, lowest tier first, then by name.

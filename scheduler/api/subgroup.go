@@ -173,3 +173,23 @@ func (j *JobInfo) subGroupMinimumsMet(countPipelined bool) bool {
 	}
 	return true
 }
+
+// HeldNodes returns, sorted, the nodes the job's placed pods (and those promised a node while
+// its releasing resources are freed) are on; only those of subgroup in when it is not nil. A
+// job held within a network domain grows, and gets replaced pods back, where these are.
+func (j *JobInfo) HeldNodes(in *SubGroup) []string {
+	var out []string
+	for _, t := range j.Tasks {
+		if t.NodeName == "" || !(AllocatedStatus(t.Status) || t.Status == Pipelined) {
+			continue
+		}
+		if in != nil {
+			if got, ok := j.SubGroupOf(t); !ok || got != *in {
+				continue
+			}
+		}
+		out = append(out, t.NodeName)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}

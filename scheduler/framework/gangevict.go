@@ -129,17 +129,12 @@ func (ssn *Session) makeRoomInDomain(j *api.JobInfo, s RoomSearch, pending []*ap
 	if limit.Problem != "" {
 		return false
 	}
-	var held []string
-	for _, t := range j.Tasks {
-		if t.NodeName != "" && (api.AllocatedStatus(t.Status) || t.Status == api.Pipelined) {
-			held = append(held, t.NodeName)
-		}
-	}
+	held := j.HeldNodes(nil)
 	for _, d := range topo.Domains {
 		if d.Tier > limit.Tier {
 			break
 		}
-		if slices.ContainsFunc(held, func(n string) bool { return !d.Holds(n) }) {
+		if !d.HoldsAll(held) {
 			continue
 		}
 		within := make(map[string]bool, len(d.Nodes))

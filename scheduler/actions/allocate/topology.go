@@ -18,7 +18,6 @@ package allocate
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
@@ -47,7 +46,7 @@ func placeInDomain(ssn *framework.Session, q *api.QueueInfo, j *api.JobInfo, tas
 		waitFor(ssn, j, tasks, fmt.Sprintf("%s, but %s", limit.Describe(), limit.Problem), nil)
 		return nil
 	}
-	want := domainWant{limit: limit, held: heldNodes(j, nil), need: gangNeed(j, tasks)}
+	want := domainWant{limit: limit, held: j.HeldNodes(nil), need: gangNeed(j, tasks)}
 	best, nodes, miss := chooseDomain(ssn, topo, j, want, func(nodes []*api.NodeInfo, record recorder) (bool, int, func()) {
 		stmt, _, placed := try(ssn, q, j, tasks, promised, framework.NewDomainSearch(nodes), record)
 		return ssn.JobReady(j) || ssn.JobPipelined(j), placed, stmt.Discard
@@ -118,7 +117,7 @@ func chooseDomain(ssn *framework.Session, topo *topology.Topology, j *api.JobInf
 		var bestNodes []*api.NodeInfo
 		var bestScore float64
 		for _, d := range group {
-			if !holdsAll(d, want.held) || !within(d, want.within) {
+			if !d.HoldsAll(want.held) || !within(d, want.within) {
 				continue
 			}
 			nodes := ssn.DomainNodes(d)
@@ -209,34 +208,6 @@ func waitFor(ssn *framework.Session, j *api.JobInfo, tasks []*api.TaskInfo, msg 
 	if len(fits) == 0 && len(tasks) > 0 {
 		ssn.RecordFitErrors(tasks[0], &api.FitErrors{Err: "the pod waits with its job: " + msg})
 	}
-}
-
-// heldNodes returns, sorted, the nodes the job's placed pods (and those waiting for a node's
-// releasing resources) are on; only those of the subgroup sg when it is not nil.
-func heldNodes(j *api.JobInfo, sg *api.SubGroup) []string {
-	var out []string
-	for _, t := range j.Tasks {
-		if sg != nil {
-			if got, ok := j.SubGroupOf(t); !ok || got != *sg {
-				continue
-			}
-		}
-		if t.NodeName != "" && (api.AllocatedStatus(t.Status) || t.Status == api.Pipelined) {
-			out = append(out, t.NodeName)
-		}
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
-}
-
-// holdsAll reports whether a domain holds every node of names.
-func holdsAll(d *topology.Domain, names []string) bool {
-	for _, n := range names {
-		if !d.Holds(n) {
-			return false
-		}
-	}
-	return true
 }
 
 // gangNeed is what the job's tasks to be placed now request together: the first of them that
