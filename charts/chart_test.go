@@ -687,7 +687,9 @@ func checkRBAC(t *testing.T, r *objects, want hardening) {
 					t.Errorf("%s grants non-resource URLs: %+v", where, rule)
 				}
 				for _, res := range rule.Resources {
-					if strings.Contains(res, "/") && !slices.Contains([]string{"pods/binding", "pods/eviction", "pods/status", "jobs/status", "cronjobs/status", "podgroups/status", "queues/status", "jobflows/status", "jobtemplates/status", "hypernodes/status"}, res) {
+					if strings.Contains(res, "/") && !slices.Contains([]string{"pods/binding", "pods/eviction", "pods/status", "jobs/status", "cronjobs/status", "podgroups/status", "queues/status", "jobflows/status", "jobtemplates/status", "hypernodes/status",
+						// The scheduler writes the allocations of ResourceClaims, as kube-scheduler does.
+						"resourceclaims/status", "resourceclaims/binding"}, res) {
 						t.Errorf("%s grants the subresource %s", where, res)
 					}
 					if res == "secrets" && slices.Contains(rule.APIGroups, "") {

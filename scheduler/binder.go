@@ -127,6 +127,9 @@ func (s *Scheduler) runPodWorkers(ctx context.Context, n int, wg *sync.WaitGroup
 				case workNominate:
 					s.nominate(ctx, w)
 				default:
+					if s.devices != nil && s.devices.NeedsBinding(w.uid) && !s.writeClaims(ctx, w) {
+						continue
+					}
 					if s.volumes != nil && s.volumes.NeedsBinding(w.uid) {
 						s.bindWithVolumes(ctx, w)
 						continue
@@ -178,6 +181,28 @@ func (s *Scheduler) bind(ctx context.Context, w podWork) {
 	if w.pod != nil {
 		s.recorder.Eventf(w.pod, nil, corev1.EventTypeWarning, "FailedBinding", "Binding", "binding to node %s failed: %v", w.node, err)
 	}
+}
+
+// writeClaims writes the allocations of a pod's ResourceClaims and the pod as their consumer,
+// which the pod's bind needs first. When they cannot be written the pod is placed again, and its
+// event says why.
+func (s *Scheduler) writeClaims(ctx context.Context, w podWork) bool {
+	err := s.devices.Bind(ctx, w.pod)
+	if err == nil {
+		return true
+	}
+	if s.volumes != nil {
+		s.volumes.Unreserve(w.uid)
+	}
+	s.cache.ForgetBind(w.uid)
+	if ctx.Err() != nil {
+		return false
+	}
+	metrics.UpdateScheduleAttempts(metrics.ResultError, 1)
+	s.log.Error(err, "writing a pod's ResourceClaims failed; it will be placed again", "pod", w.namespace+"/"+w.name, "node", w.node)
+	s.recorder.Eventf(w.pod, nil, corev1.EventTypeWarning, "FailedScheduling", "Binding",
+		"allocating the resourceClaims on node %s failed; the pod will be placed again: %v", w.node, err)
+	return false
 }
 
 // bindWithVolumes binds a pod's claims, then the pod. Binding claims waits for
@@ -393,15 +418,21 @@ func (s *Scheduler) Bind(tasks []*api.TaskInfo) {
 	for _, t := range accepted {
 		work = append(work, bindWork(t))
 	}
-	if s.volumes != nil && len(accepted) < len(tasks) {
-		// The volumes assumed for tasks the cache did not take are given back.
+	if (s.volumes != nil || s.devices != nil) && len(accepted) < len(tasks) {
+		// The volumes and devices assumed for tasks the cache did not take are given back.
 		taken := make(map[api.TaskID]bool, len(accepted))
 		for _, t := range accepted {
 			taken[t.UID] = true
 		}
 		for _, t := range tasks {
-			if !taken[t.UID] {
+			if taken[t.UID] {
+				continue
+			}
+			if s.volumes != nil {
 				s.volumes.Unreserve(t.UID)
+			}
+			if s.devices != nil {
+				s.devices.Unreserve(t.UID)
 			}
 		}
 	}

@@ -172,8 +172,6 @@ func TestIgnoredArgumentsAreReported(t *testing.T) {
 	}
 	// GPU sharing is turned off, which is what Caldera does: not reported.
 	want := []string{
-		`Warning IgnoredSchedulerArgument scheduler configuration from file ` + path + `: tiers[0].plugins[1].arguments.predicate.DynamicResourceAllocationEnable: ` +
-			`argument "predicate.DynamicResourceAllocationEnable" of plugin "predicates" turns on Dynamic Resource Allocation (pods' resourceClaims are not allocated devices), which Caldera does not implement; it has no effect (remove it to silence this warning)`,
 		`Warning IgnoredSchedulerArgument scheduler configuration from file ` + path + `: tiers[0].plugins[2].arguments.imagelocality.weight: ` +
 			`argument "imagelocality.weight" of plugin "nodeorder" turns on the image-locality score, which Caldera does not implement; it has no effect (remove it to silence this warning)`,
 		`Warning IgnoredSchedulerArgument scheduler configuration from file ` + path + `: tiers[0].plugins[3].arguments.hypernode.binpack.normal-pod.enable: ` +

@@ -51,7 +51,9 @@ import (
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
@@ -68,6 +70,7 @@ import (
 	"github.com/caldera-sh/caldera/internal/job/lifecycle"
 	"github.com/caldera-sh/caldera/scheduler/api"
 	"github.com/caldera-sh/caldera/scheduler/cache"
+	"github.com/caldera-sh/caldera/scheduler/dra"
 	"github.com/caldera-sh/caldera/scheduler/framework"
 	"github.com/caldera-sh/caldera/scheduler/metrics"
 	"github.com/caldera-sh/caldera/scheduler/plugins/gang"
@@ -87,6 +90,9 @@ import (
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch;update
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch;update
 // +kubebuilder:rbac:groups=scheduling.k8s.io,resources=priorityclasses,verbs=get;list;watch
+// +kubebuilder:rbac:groups=resource.k8s.io,resources=resourceclaims,verbs=get;list;watch;update
+// +kubebuilder:rbac:groups=resource.k8s.io,resources=resourceclaims/status;resourceclaims/binding,verbs=update
+// +kubebuilder:rbac:groups=resource.k8s.io,resources=resourceslices;deviceclasses,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=persistentvolumeclaims,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups="",resources=persistentvolumes,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=storage.k8s.io,resources=storageclasses;csinodes;csidrivers;csistoragecapacities;volumeattachments,verbs=get;list;watch
@@ -122,6 +128,9 @@ type Scheduler struct {
 	// them.
 	volumeBinds sync.WaitGroup
 	volumeWaits atomic.Int64
+	// devices allocates pods' ResourceClaims and writes the allocations before their pods are
+	// bound; nil when the cluster does not serve resource.k8s.io/v1.
+	devices *dra.Allocator
 	// handlers are the cache's informer event handlers; the first cycle waits until they have
 	// taken in every object the informers listed.
 	handlers []toolscache.ResourceEventHandlerRegistration
@@ -214,7 +223,34 @@ func New(mgr manager.Manager, opts Options) (*Scheduler, error) {
 	if s.volumes, err = volumes.New(ctx, kube, s.mgrCache, volumes.DefaultBindTimeout, s.log.WithName("volumes")); err != nil {
 		return nil, err
 	}
+	if served, err := servesResourceV1(kube); err != nil {
+		return nil, err
+	} else if served {
+		if s.devices, err = dra.New(ctx, kube, s.mgrCache, s.log.WithName("dra")); err != nil {
+			return nil, err
+		}
+	} else {
+		s.log.Info("the cluster does not serve resource.k8s.io/v1: pods with resourceClaims are not placed")
+	}
 	return s, nil
+}
+
+// servesResourceV1 reports whether the API server serves ResourceClaims in resource.k8s.io/v1
+// (Kubernetes 1.34 and later, unless turned off).
+func servesResourceV1(kube kubernetes.Interface) (bool, error) {
+	list, err := kube.Discovery().ServerResourcesForGroupVersion(resourcev1.SchemeGroupVersion.String())
+	if apierrors.IsNotFound(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("asking the API server whether it serves %s: %w", resourcev1.SchemeGroupVersion, err)
+	}
+	for _, r := range list.APIResources {
+		if r.Name == "resourceclaims" {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // BindClientConfig returns the client configuration the scheduler binds and evicts with: cfg
@@ -327,6 +363,9 @@ func (s *Scheduler) RunOnce(ctx context.Context) CycleStats {
 	var opts []framework.SessionOption
 	if s.volumes != nil {
 		opts = append(opts, framework.WithVolumes(s.volumes))
+	}
+	if s.devices != nil {
+		opts = append(opts, framework.WithDevices(s.devices))
 	}
 	ssn := framework.OpenSession(s.snapshot, s.config.Load(), s, uid, start, log, opts...)
 

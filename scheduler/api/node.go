@@ -172,6 +172,13 @@ func UsesClaims(pod *corev1.Pod) bool {
 	return false
 }
 
+// UsesResourceClaims reports whether a pod asks for devices through ResourceClaims (Dynamic
+// Resource Allocation): where it may go then depends on the devices its claims can have, which
+// are its alone (or its claims' other consumers').
+func UsesResourceClaims(pod *corev1.Pod) bool {
+	return pod != nil && len(pod.Spec.ResourceClaims) > 0
+}
+
 // HasHostPorts reports whether a pod asks for host ports: whether it fits a node then depends on
 // the node's other pods, not only on its free resources.
 func HasHostPorts(pod *corev1.Pod) bool {

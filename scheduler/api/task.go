@@ -358,8 +358,9 @@ func predicateKey(pod *corev1.Pod, req *Resource) uint64 {
 	if a := pod.Spec.Affinity; a != nil && (a.PodAffinity != nil || a.PodAntiAffinity != nil) {
 		// Pod (anti-)affinity depends on other pods: give every such pod a key of its own.
 		writeStr(string(pod.UID))
-	} else if UsesClaims(pod) {
-		// So do volumes: each pod's claims are its own, and assumed as members are placed.
+	} else if UsesClaims(pod) || UsesResourceClaims(pod) {
+		// So do volumes and devices: each pod's claims are its own, and assumed as members are
+		// placed.
 		writeStr(string(pod.UID))
 	}
 	for i := range pod.Spec.Tolerations {

@@ -70,8 +70,36 @@ type VolumeChecks struct {
 	Zone bool
 }
 
+// Devices allocates pods' ResourceClaims (Dynamic Resource Allocation; scheduler/dra implements
+// it with the structured-parameters allocator). Only pods with spec.resourceClaims are asked
+// about.
+type Devices interface {
+	// PreFilter says why the pod's claims let it go on no node (a claim not made yet, being
+	// deleted, made for another pod, in use by as many consumers as it may have, or asking for a
+	// DeviceClass that does not exist), or returns nil.
+	PreFilter(pod *corev1.Pod) error
+	// Filter returns why the pod's claims cannot be had on the node, or "": an allocated claim
+	// is on other nodes, or the node's devices cannot satisfy the claims still to allocate.
+	Filter(pod *corev1.Pod, node *api.NodeInfo) string
+	// Reserve allocates the pod's claims on the node for the rest of the cycle, so later
+	// placements do not count on the same devices.
+	Reserve(pod *corev1.Pod, node *corev1.Node) error
+	// Unreserve gives back what Reserve allocated for a pod.
+	Unreserve(uid types.UID)
+	// Commit keeps a pod's allocation past the cycle: the pod goes to be bound.
+	Commit(uid types.UID)
+	// CloseSession gives back the allocations the cycle did not commit.
+	CloseSession()
+}
+
 // SessionOption sets up a session beyond its snapshot and configuration.
 type SessionOption func(*Session)
+
+// WithDevices gives the session a device allocator; without one, a pod with resourceClaims is
+// not placed, and says why.
+func WithDevices(d Devices) SessionOption {
+	return func(ssn *Session) { ssn.devices = d }
+}
 
 // WithVolumes gives the session a volume binder; without one, pods' claims are not looked at.
 func WithVolumes(v Volumes) SessionOption {
@@ -186,6 +214,8 @@ type Session struct {
 	onceReleased bool
 	// volumes places pods' claims; nil when the scheduler has no volume binder.
 	volumes Volumes
+	// devices allocates pods' ResourceClaims; nil when the scheduler has no device allocator.
+	devices Devices
 }
 
 // OpenSession starts a cycle on an up-to-date snapshot with the given configuration: it makes
@@ -294,6 +324,9 @@ func (ssn *Session) Close() {
 	}
 	if ssn.volumes != nil {
 		ssn.volumes.CloseSession()
+	}
+	if ssn.devices != nil {
+		ssn.devices.CloseSession()
 	}
 }
 

@@ -397,13 +397,18 @@ func (ssn *Session) Reclaimable(reclaimer *api.TaskInfo, candidates []*api.TaskI
 
 // PrePredicate returns the first node-independent reason the task cannot be placed, or nil.
 func (ssn *Session) PrePredicate(t *api.TaskInfo) error {
-	if t.Pod != nil && len(t.Pod.Spec.ResourceClaims) > 0 {
-		// Placing it without allocating its claims would leave it on a node that cannot start it.
-		return fmt.Errorf("pod %s/%s has resourceClaims (Dynamic Resource Allocation), which Caldera's scheduler does not allocate: "+
-			"it is not placed; schedule it with kube-scheduler (schedulerName default-scheduler) or drop spec.resourceClaims", t.Namespace, t.Name)
-	}
 	for _, fn := range ssn.prePredicates {
 		if err := fn(t); err != nil {
+			return err
+		}
+	}
+	if api.UsesResourceClaims(t.Pod) {
+		if ssn.devices == nil {
+			// Placing it without allocating its claims would leave it on a node that cannot start it.
+			return fmt.Errorf("pod %s/%s has resourceClaims (Dynamic Resource Allocation), and this scheduler allocates no devices: "+
+				"the cluster does not serve resource.k8s.io/v1; it is not placed", t.Namespace, t.Name)
+		}
+		if err := ssn.devices.PreFilter(t.Pod); err != nil {
 			return err
 		}
 	}
@@ -420,6 +425,9 @@ func (ssn *Session) Predicate(t *api.TaskInfo, n *api.NodeInfo) string {
 		if reason := fn(t, n); reason != "" {
 			return reason
 		}
+	}
+	if ssn.devices != nil && api.UsesResourceClaims(t.Pod) {
+		return ssn.devices.Filter(t.Pod, n)
 	}
 	return ""
 }

@@ -39,6 +39,8 @@ type operation struct {
 	reason     string
 	// reserved is set when the task's volumes were assumed on the node.
 	reserved bool
+	// allocated is set when the task's ResourceClaims were allocated on the node.
+	allocated bool
 }
 
 // Statement is a transaction over the session: allocations, pipelines and evictions take effect
@@ -100,7 +102,18 @@ func (s *Statement) place(t *api.TaskInfo, nodeName string, status api.TaskStatu
 		}
 		reserved = true
 	}
-	s.ops = append(s.ops, operation{kind: kind, task: t, node: nodeName, prevStatus: t.Status, prevNode: t.NodeName, reserved: reserved})
+	// So are its ResourceClaims' devices: a gang that does not fit whole gives them all back.
+	allocated := false
+	if kind == opAllocate && s.ssn.devices != nil && api.UsesResourceClaims(t.Pod) {
+		if err := s.ssn.devices.Reserve(t.Pod, n.Node); err != nil {
+			if reserved {
+				s.ssn.volumes.Unreserve(t.UID)
+			}
+			return err
+		}
+		allocated = true
+	}
+	s.ops = append(s.ops, operation{kind: kind, task: t, node: nodeName, prevStatus: t.Status, prevNode: t.NodeName, reserved: reserved, allocated: allocated})
 	j.UpdateTaskStatus(t, status)
 	t.NodeName = nodeName
 	n.AddTask(&api.NodeTask{UID: t.UID, Job: t.Job, Namespace: t.Namespace, Name: t.Name, Resreq: t.Resreq, Status: status, Pod: t.Pod})
@@ -164,6 +177,9 @@ func (s *Statement) discardFrom(mark int) {
 			if op.reserved {
 				s.ssn.volumes.Unreserve(op.task.UID)
 			}
+			if op.allocated {
+				s.ssn.devices.Unreserve(op.task.UID)
+			}
 			n.RemoveTask(op.task.UID)
 			j.UpdateTaskStatus(op.task, op.prevStatus)
 			op.task.NodeName = op.prevNode
@@ -193,6 +209,9 @@ func (s *Statement) Commit() {
 			s.ssn.committed[op.task.UID] = struct{}{}
 			if op.reserved {
 				s.ssn.volumes.Commit(op.task.UID)
+			}
+			if op.allocated {
+				s.ssn.devices.Commit(op.task.UID)
 			}
 		}
 	}

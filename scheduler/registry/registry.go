@@ -76,10 +76,9 @@ func Default() framework.Registry {
 	r.IgnoredArguments = map[string][]string{preempt.Name: preemptTuning}
 	r.IgnoredPluginArguments = map[string]map[string]string{
 		predicates.Name: {
-			"predicate.DynamicResourceAllocationEnable": "Dynamic Resource Allocation (pods' resourceClaims are not allocated devices)",
-			"predicate.GPUSharingEnable":                "GPU sharing by memory",
-			"predicate.GPUNumberEnable":                 "GPU sharing by count",
-			"predicate.ProportionalEnable":              "proportional cpu and memory for GPU pods",
+			"predicate.GPUSharingEnable":   "GPU sharing by memory",
+			"predicate.GPUNumberEnable":    "GPU sharing by count",
+			"predicate.ProportionalEnable": "proportional cpu and memory for GPU pods",
 		},
 		networktopology.Name: networktopology.Ignored,
 		capacity.Name:        capacity.Ignored,

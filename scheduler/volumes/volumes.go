@@ -59,6 +59,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/caldera-sh/caldera/scheduler/api"
+	schedcache "github.com/caldera-sh/caldera/scheduler/cache"
 	"github.com/caldera-sh/caldera/scheduler/framework"
 )
 
@@ -98,17 +99,6 @@ type reservation struct {
 // New builds a Binder on the manager's informers for the objects volume binding reads, which it
 // starts if they are not yet (the caller waits for the cache to sync before the first cycle).
 func New(ctx context.Context, kube kubernetes.Interface, informers crcache.Informers, bindTimeout time.Duration, log logr.Logger) (*Binder, error) {
-	get := func(obj client.Object) (toolscache.SharedIndexInformer, error) {
-		inf, err := informers.GetInformer(ctx, obj, crcache.BlockUntilSynced(false))
-		if err != nil {
-			return nil, fmt.Errorf("getting the %T informer: %w", obj, err)
-		}
-		shared, ok := inf.(toolscache.SharedIndexInformer)
-		if !ok {
-			return nil, fmt.Errorf("the %T informer is a %T, not a shared index informer", obj, inf)
-		}
-		return shared, nil
-	}
 	var inf informerSet
 	var errs []error
 	for _, w := range []struct {
@@ -121,7 +111,7 @@ func New(ctx context.Context, kube kubernetes.Interface, informers crcache.Infor
 		{&storagev1.VolumeAttachment{}, &inf.attachments},
 	} {
 		var err error
-		*w.dst, err = get(w.obj)
+		*w.dst, err = schedcache.SharedInformer(ctx, informers, w.obj)
 		errs = append(errs, err)
 	}
 	if err := errors.Join(errs...); err != nil {

@@ -47,6 +47,13 @@ tiers:
   - name: nodeorder
 `
 
+// claimingPod is the pod dra-0 of the PodGroup dra, with a claim made from a template.
+func claimingPod() *corev1.Pod {
+	p := st.MakePod("ns", "dra-0").Group("dra").Req("1", "").Obj()
+	p.Spec.ResourceClaims = []corev1.PodResourceClaim{{Name: "gpu", ResourceClaimTemplateName: ptr.To("gpu")}}
+	return p
+}
+
 const allocateOnly = `actions: "allocate"
 tiers:
 - plugins:
@@ -148,17 +155,22 @@ func TestAllocate(t *testing.T) {
 				"ns/pg": "5 of 5 pods wait: pod pg-4: 0/2 nodes are available: 2 Insufficient cpu. The pod requests cpu 1.",
 			}},
 		},
-		"a pod with resourceClaims is not placed, and says why": {
+		"a pod with resourceClaims is not placed without a device allocator, and says why": {
 			config: defaultConf,
 			objs: objects(queues, st.MakeNode("n1", "2", "4Gi").Obj(), st.MakePodGroup("ns", "dra", 1).Phase(schedulingv1beta1.PodGroupInqueue).Obj(),
-				func() *corev1.Pod {
-					p := st.MakePod("ns", "dra-0").Group("dra").Req("1", "").Obj()
-					p.Spec.ResourceClaims = []corev1.PodResourceClaim{{Name: "gpu", ResourceClaimTemplateName: ptr.To("gpu")}}
-					return p
-				}()),
+				claimingPod()),
 			want: result{Binds: map[string]string{}, Nominations: map[string]string{}, Messages: map[api.JobID]string{
-				"ns/dra": "1 of 1 pods wait: pod dra-0: pod ns/dra-0 has resourceClaims (Dynamic Resource Allocation), which Caldera's scheduler " +
-					"does not allocate: it is not placed; schedule it with kube-scheduler (schedulerName default-scheduler) or drop spec.resourceClaims",
+				"ns/dra": "1 of 1 pods wait: pod dra-0: pod ns/dra-0 has resourceClaims (Dynamic Resource Allocation), and this scheduler " +
+					"allocates no devices: the cluster does not serve resource.k8s.io/v1; it is not placed",
+			}},
+		},
+		"a pod with resourceClaims is not placed when the configuration turns Dynamic Resource Allocation off, and says why": {
+			config: strings.Replace(defaultConf, "  - name: predicates\n", "  - name: predicates\n    arguments:\n      predicate.DynamicResourceAllocationEnable: false\n", 1),
+			objs: objects(queues, st.MakeNode("n1", "2", "4Gi").Obj(), st.MakePodGroup("ns", "dra", 1).Phase(schedulingv1beta1.PodGroupInqueue).Obj(),
+				claimingPod()),
+			want: result{Binds: map[string]string{}, Nominations: map[string]string{}, Messages: map[api.JobID]string{
+				"ns/dra": "1 of 1 pods wait: pod dra-0: pod ns/dra-0 has resourceClaims, and the scheduler configuration turns Dynamic Resource " +
+					"Allocation off (predicate.DynamicResourceAllocationEnable: false): it is not placed",
 			}},
 		},
 		"a 5-pod gang with room binds all": {

@@ -61,6 +61,10 @@ const (
 	NodeVolumeLimitsEnable = "predicate.NodeVolumeLimitsEnable"
 	// VolumeZoneEnable switches the filter of volumes' zone and region labels.
 	VolumeZoneEnable = "predicate.VolumeZoneEnable"
+	// DynamicResourceAllocationEnable, when false, keeps pods with resourceClaims from being
+	// placed (their claims are allocated otherwise; Volcano's default is false, which places them
+	// without devices, where they cannot start).
+	DynamicResourceAllocationEnable = "predicate.DynamicResourceAllocationEnable"
 )
 
 // Reasons, worded as kube-scheduler words them.
@@ -89,13 +93,15 @@ var VolumeReasons = []string{
 var acceptedKeys = []string{
 	NodeAffinityEnable, TaintTolerationEnable, NodePortsEnable, PodAffinityEnable, PodTopologySpreadEnable,
 	VolumeBindingEnable, NodeVolumeLimitsEnable, VolumeZoneEnable, "predicate.CacheEnable",
-	"predicate.DynamicResourceAllocationEnable",
+	DynamicResourceAllocationEnable,
 	"predicate.ProportionalEnable", "predicate.resources", "predicate.GPUSharingEnable", "predicate.GPUNumberEnable",
 }
 
 // Options switch the filters.
 type Options struct {
 	NodeAffinity, TaintToleration, NodePorts, PodAffinity, TopologySpread, VolumeBinding bool
+	// DynamicResourceAllocation lets pods with resourceClaims be placed, their claims allocated.
+	DynamicResourceAllocation bool
 	// Volumes are the volume filters beside binding.
 	Volumes framework.VolumeChecks
 }
@@ -114,7 +120,8 @@ func New(args conf.Arguments) (framework.Plugin, error) {
 		dst *bool
 	}{{NodeAffinityEnable, &opts.NodeAffinity}, {TaintTolerationEnable, &opts.TaintToleration}, {NodePortsEnable, &opts.NodePorts}, {PodAffinityEnable, &opts.PodAffinity},
 		{PodTopologySpreadEnable, &opts.TopologySpread}, {VolumeBindingEnable, &opts.VolumeBinding},
-		{NodeVolumeLimitsEnable, &opts.Volumes.Limits}, {VolumeZoneEnable, &opts.Volumes.Zone}} {
+		{NodeVolumeLimitsEnable, &opts.Volumes.Limits}, {VolumeZoneEnable, &opts.Volumes.Zone},
+		{DynamicResourceAllocationEnable, &opts.DynamicResourceAllocation}} {
 		if *b.dst, err = args.Bool(b.key, true); err != nil {
 			return nil, err
 		}
@@ -139,7 +146,17 @@ func (p *plugin) OnSessionOpen(ssn *framework.Session) {
 	ssn.MarkPodSpecificReason(ReasonPodAffinity)
 	ssn.MarkPodSpecificReason(ReasonSpread)
 	ssn.MarkPodSpecificReason(ReasonSpreadLabel)
-	ssn.AddPrePredicateFn(Name, f.PreFilter)
+	if p.opts.DynamicResourceAllocation {
+		ssn.AddPrePredicateFn(Name, f.PreFilter)
+	} else {
+		ssn.AddPrePredicateFn(Name, func(t *api.TaskInfo) error {
+			if api.UsesResourceClaims(t.Pod) {
+				return fmt.Errorf("pod %s/%s has resourceClaims, and the scheduler configuration turns Dynamic Resource Allocation off (%s: false): it is not placed",
+					t.Namespace, t.Name, DynamicResourceAllocationEnable)
+			}
+			return f.PreFilter(t)
+		})
+	}
 	ssn.AddPredicateFn(Name, f.Filter)
 	// A placement made or undone in the cycle may give a pod's affinity terms their first match;
 	// a pod placed with anti-affinity on a wide topology refuses neighbours beyond its node.

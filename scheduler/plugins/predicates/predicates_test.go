@@ -186,7 +186,7 @@ func TestArguments(t *testing.T) {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(Options{NodeAffinity: false, TaintToleration: true, NodePorts: true, PodAffinity: true, TopologySpread: true, VolumeBinding: true,
-		Volumes: framework.VolumeChecks{Limits: true, Zone: true}}, p.(*plugin).opts); diff != "" {
+		DynamicResourceAllocation: true, Volumes: framework.VolumeChecks{Limits: true, Zone: true}}, p.(*plugin).opts); diff != "" {
 		t.Errorf("options mismatch (-want +got):\n%s", diff)
 	}
 	if _, err := New(conf.Arguments{"predicate.NodeAffinity": true}); err == nil {
