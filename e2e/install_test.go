@@ -34,6 +34,7 @@ import (
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -57,7 +58,7 @@ var managerBinary = sync.OnceValues(func() (string, error) {
 type renderer func(ctx context.Context, assets string) ([]unstructured.Unstructured, error)
 
 var _ = Describe("Caldera installed from its manifests", Label("e2e:install"), func() {
-	DescribeTable("runs a job with svc, ssh and env plugins, a claim, a Command and its own queue to Completed as the installed ServiceAccount, with no forbidden request",
+	DescribeTable("runs a job with svc, ssh and env plugins, a claim, GPUs by resource claims, a Command and its own queue to Completed as the installed ServiceAccount, with no forbidden request",
 		func(ctx SpecContext, render renderer) {
 			assets, err := framework.Assets()
 			Expect(err).NotTo(HaveOccurred())
@@ -74,12 +75,19 @@ var _ = Describe("Caldera installed from its manifests", Label("e2e:install"), f
 			pv := hostPathVolume("install-"+ns, storageClass, "1Gi")
 			Expect(fw.Client.Create(ctx, pv)).To(Succeed())
 			DeferCleanup(func(ctx SpecContext) { Expect(client.IgnoreNotFound(fw.Client.Delete(ctx, pv))).To(Succeed()) })
+			// A fake GPU on each node, for the workers' claims.
+			driver, class := ns+".gpu.example.com", ns+"-gpu"
+			for _, obj := range []client.Object{wrappers.GPUClass(class, driver), wrappers.GPUSlice(nodes[0], driver, 1), wrappers.GPUSlice(nodes[1], driver, 1)} {
+				Expect(fw.Client.Create(ctx, obj)).To(Succeed())
+				DeferCleanup(func(ctx SpecContext) { Expect(client.IgnoreNotFound(fw.Client.Delete(ctx, obj))).To(Succeed()) })
+			}
+			Expect(fw.Client.Create(ctx, wrappers.GPUClaimTemplate(ns, "gpu", class, 1))).To(Succeed())
 
 			job := wrappers.MakeJob("train", ns).Queue(queue.Name).
 				Plugin("svc").Plugin("ssh").Plugin("env").
 				ClaimVolume("/data", storageClass, "1Gi").
 				Task("master", 1).RunFor(6*time.Second).
-				Task("worker", 2).RunFor(6 * time.Second).
+				Task("worker", 2).RunFor(6*time.Second).ClaimFromTemplate("gpu", "gpu").
 				Obj()
 			Expect(fw.Client.Create(ctx, job)).To(Succeed())
 
@@ -94,6 +102,10 @@ var _ = Describe("Caldera installed from its manifests", Label("e2e:install"), f
 				g.Expect(fw.Client.List(ctx, claims, client.InNamespace(ns))).To(Succeed())
 				g.Expect(claims.Items).To(HaveLen(1))
 				g.Expect(claims.Items[0].Status.Phase).To(Equal(corev1.ClaimBound))
+				gpus := &resourcev1.ResourceClaimList{}
+				g.Expect(fw.Client.List(ctx, gpus, client.InNamespace(ns))).To(Succeed())
+				g.Expect(gpus.Items).To(HaveLen(2))
+				g.Expect(gpus.Items).To(HaveEach(HaveField("Status.Allocation", Not(BeNil()))), "the workers' claims are allocated")
 			}, framework.LongTimeout, framework.Interval).Should(Succeed())
 
 			By("restarting the running job with a Command")

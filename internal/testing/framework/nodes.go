@@ -28,6 +28,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/caldera-sh/caldera/internal/testing/wrappers"
 )
 
 const (
@@ -37,6 +39,10 @@ const (
 	GPUNodeNamePrefix = "kwok-gpu-node-"
 	// GPUResource is the extended resource GPU nodes offer, as NVIDIA's device plugin names it.
 	GPUResource corev1.ResourceName = "nvidia.com/gpu"
+	// GPUDriver is the Dynamic Resource Allocation driver GPU nodes publish their GPUs as, in a
+	// ResourceSlice each, as NVIDIA's DRA driver names itself; the DeviceClass of the same name
+	// selects them.
+	GPUDriver = "gpu.nvidia.com"
 	// NodeRegion is the topology.kubernetes.io/region of every node CreateNodes and
 	// CreateGPUNodes make.
 	NodeRegion = "region-1"
@@ -114,17 +120,33 @@ func (f *Framework) CreateNodes(ctx context.Context, count int, capacity corev1.
 // CreateGPUNodes creates the nodes kwok-gpu-node-0 to kwok-gpu-node-<count-1> as CreateNodes
 // does, each with GPUNodeCapacity(gpus), the labels NVIDIA's GPU feature discovery sets
 // (nvidia.com/gpu.present, nvidia.com/gpu.count, nvidia.com/gpu.product), untainted so that
-// manifests written for any cluster fit, and returns their names.
+// manifests written for any cluster fit, and returns their names. Each node also publishes its
+// GPUs for Dynamic Resource Allocation: a ResourceSlice of GPUDriver with gpu-0 to gpu-<gpus-1>,
+// selected by the DeviceClass GPUDriver.
 // Their InternalIPs follow those of CreateNodes' first 1000 nodes.
 func (f *Framework) CreateGPUNodes(ctx context.Context, count, gpus int) ([]string, error) {
 	if gpus < 1 {
 		return nil, fmt.Errorf("GPUs per node %d: must be 1 or more", gpus)
 	}
-	return f.createNodes(ctx, GPUNodeNamePrefix, 1000, count, GPUNodeCapacity(gpus), func(node *corev1.Node) {
+	names, err := f.createNodes(ctx, GPUNodeNamePrefix, 1000, count, GPUNodeCapacity(gpus), func(node *corev1.Node) {
 		node.Labels["nvidia.com/gpu.present"] = "true"
 		node.Labels["nvidia.com/gpu.count"] = strconv.Itoa(gpus)
 		node.Labels["nvidia.com/gpu.product"] = "NVIDIA-H100-80GB-HBM3"
 	})
+	if err != nil || count == 0 {
+		return names, err
+	}
+	// The same GPUs, published for Dynamic Resource Allocation as NVIDIA's DRA driver would.
+	objs := []client.Object{wrappers.GPUClass(GPUDriver, GPUDriver)}
+	for _, name := range names {
+		objs = append(objs, wrappers.GPUSlice(name, GPUDriver, gpus))
+	}
+	for _, obj := range objs {
+		if err := f.Client.Create(ctx, obj); err != nil && !apierrors.IsAlreadyExists(err) {
+			return nil, fmt.Errorf("publishing the GPUs of the GPU nodes: creating %s: %w", obj.GetName(), err)
+		}
+	}
+	return names, nil
 }
 
 // createNodes creates count KWOK nodes named prefix<i>, node i with the InternalIP of the number
