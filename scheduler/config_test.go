@@ -174,9 +174,6 @@ func TestIgnoredArgumentsAreReported(t *testing.T) {
 	want := []string{
 		`Warning IgnoredSchedulerArgument scheduler configuration from file ` + path + `: tiers[0].plugins[2].arguments.imagelocality.weight: ` +
 			`argument "imagelocality.weight" of plugin "nodeorder" turns on the image-locality score, which Caldera does not implement; it has no effect (remove it to silence this warning)`,
-		`Warning IgnoredSchedulerArgument scheduler configuration from file ` + path + `: tiers[0].plugins[3].arguments.hypernode.binpack.normal-pod.enable: ` +
-			`argument "hypernode.binpack.normal-pod.enable" of plugin "network-topology-aware" is on unless set to false, and turns on scoring nodes for pods ` +
-			`without a network topology by how full their HyperNodes are, which Caldera does not implement; it has no effect (set it to false to silence this warning)`,
 		`Warning IgnoredSchedulerArgument scheduler configuration from file ` + path + `: tiers[0].plugins[4].enableHierarchy: argument "enableHierarchy" of plugin "drf" ` +
 			`turns on hierarchical sharing for this plugin (Caldera's queue hierarchy is the capacity plugin's, by spec.parent), which Caldera does not implement; ` +
 			`it has no effect (remove it to silence this warning)`,

@@ -18,6 +18,8 @@ package scheduler_test
 
 import (
 	"context"
+	"fmt"
+	"slices"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -122,5 +124,62 @@ var _ = Describe("Gangs within HyperNodes (networkTopology)", func() {
 			return ""
 		}, framework.Timeout, framework.Interval).Should(ContainSubstring("hard network topology: within one HyperNode of tier 1 or lower"))
 		Consistently(boundCount(ns, "big"), framework.ConsistentlyDuration, framework.Interval).Should(BeZero())
+	})
+})
+
+var _ = Describe("Pods without a network topology among HyperNodes (hypernode.binpack.normal-pod)", func() {
+	It("fills the rack in use, then its block, before starting another", func() {
+		ns := fw.SpecNamespace("normal-pods")
+		// network-topology-aware is the only node score, so the HyperNodes' fill decides.
+		startScheduler(scheduler.Options{ConfigFile: writeConfig(`actions: "enqueue, allocate"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+- plugins:
+  - name: predicates
+  - name: proportion
+  - name: network-topology-aware
+`)})
+		racks, blocks := rackLayout("np")
+		// The rack in use is the one whose nodes come last by name, where a search in node order
+		// would come last.
+		var inUse, last string
+		for rack, nodes := range racks {
+			for _, n := range nodes {
+				if n > last {
+					inUse, last = rack, n
+				}
+			}
+		}
+		var sameBlock []string
+		for _, members := range blocks {
+			if slices.Contains(members, inUse) {
+				for _, r := range members {
+					sameBlock = append(sameBlock, racks[r]...)
+				}
+			}
+		}
+		podGroup(ns, "seed", "default", 1)
+		pods(ns, "seed", "seed", 1, resources("cpu", "1"), func(p *corev1.Pod) {
+			p.Spec.NodeSelector = map[string]string{"example.com/rack": inUse}
+		})
+		Eventually(boundCount(ns, "seed"), framework.Timeout, framework.Interval).Should(Equal(1))
+
+		// Three pods of 3 cpu, one a node: two fit the rack in use, the third goes to its block.
+		for i := 0; i < 3; i++ {
+			name := fmt.Sprintf("single-%d", i)
+			podGroup(ns, name, "default", 1)
+			pods(ns, name, name, 1, resources("cpu", "3"))
+			Eventually(boundCount(ns, name), framework.Timeout, framework.Interval).Should(Equal(1))
+		}
+		onRack := 0
+		for _, n := range nodesOf(ns) {
+			if slices.Contains(racks[inUse], n) {
+				onRack++
+			}
+		}
+		Expect(onRack).To(Equal(3), "the seed and two pods in the rack in use")
+		Expect(nodesOf(ns)).To(HaveEach(BeElementOf(sameBlock)), "every pod in the block in use")
 	})
 })

@@ -72,9 +72,6 @@ type Registry struct {
 	// Caldera does not do, each with what that is; a configuration that turns one on (true, or a
 	// number other than 0) is reported (Config.Ignored).
 	IgnoredPluginArguments map[string]map[string]string
-	// DefaultOnPluginArguments are, per plugin, those of its IgnoredPluginArguments that are on
-	// in Volcano when the configuration does not set them: they are reported unless turned off.
-	DefaultOnPluginArguments map[string][]string
 	// Hierarchical are the plugins that implement enableHierarchy; it is reported as having no
 	// effect on the others.
 	Hierarchical []string
@@ -179,15 +176,10 @@ type IgnoredArgument struct {
 	Action, Plugin, Name string
 	// What is what a plugin argument asks for that Caldera does not do.
 	What string
-	// ByDefault is true when the configuration does not set the argument, which is on by default.
-	ByDefault bool
 }
 
 // String says what is ignored.
 func (a IgnoredArgument) String() string {
-	if a.Plugin != "" && a.ByDefault {
-		return fmt.Sprintf("%s: argument %q of plugin %q is on unless set to false, and turns on %s, which Caldera does not implement; it has no effect (set it to false to silence this warning)", a.Path, a.Name, a.Plugin, a.What)
-	}
 	if a.Plugin != "" {
 		return fmt.Sprintf("%s: argument %q of plugin %q turns on %s, which Caldera does not implement; it has no effect (remove it to silence this warning)", a.Path, a.Name, a.Plugin, a.What)
 	}
@@ -211,13 +203,11 @@ func ignoredPluginArguments(cfg *conf.SchedulerConfiguration, reg Registry) []Ig
 					What: "hierarchical sharing for this plugin (Caldera's queue hierarchy is the capacity plugin's, by spec.parent)"})
 			}
 			for _, key := range keys {
-				v, set := p.Arguments[key]
-				on := turnedOn(v) || (!set && slices.Contains(reg.DefaultOnPluginArguments[p.Name], key))
-				if !on {
+				if !turnedOn(p.Arguments[key]) {
 					continue
 				}
 				out = append(out, IgnoredArgument{Path: fmt.Sprintf("tiers[%d].plugins[%d].arguments.%s", i, j, key),
-					Plugin: p.Name, Name: key, What: what[key], ByDefault: !set})
+					Plugin: p.Name, Name: key, What: what[key]})
 			}
 		}
 	}
@@ -279,6 +269,9 @@ func Load(data []byte, reg Registry) (*Config, error) {
 type Event struct {
 	// Task is the task concerned.
 	Task *api.TaskInfo
+	// Node is the node it is placed on, or was placed on (an undone allocation's task no
+	// longer names it).
+	Node string
 }
 
 // EventHandler is told about tentative allocations and their undoing, so plugins can keep

@@ -190,9 +190,9 @@ func (ssn *Session) SelectNode(t *api.TaskInfo, search *NodeSearch) (*Placement,
 // key and the nodes' free resources, so a node ranking may serve it: it has no inter-pod
 // affinity, asks for no host port (a port taken by a pod placed earlier in the cycle refuses
 // it), has no topology spread constraint nor preferred inter-pod affinity, and no pod on any
-// node refuses neighbours.
+// node refuses neighbours, and no node score depends on other nodes.
 func (ssn *Session) shareable(t *api.TaskInfo) bool {
-	return !ssn.antiAffinity && !api.HasRequiredPodAffinity(t.Pod) && !api.HasHostPorts(t.Pod) && !api.HasPlacementRules(t.Pod)
+	return !ssn.antiAffinity && !ssn.scoresSpanNodes && !api.HasRequiredPodAffinity(t.Pod) && !api.HasHostPorts(t.Pod) && !api.HasPlacementRules(t.Pod)
 }
 
 // PredicateNodes returns the nodes whose filters let the task on, whatever their free

@@ -207,6 +207,8 @@ type Session struct {
 	// antiAffinity is set when some pod on a node refuses neighbours (required anti-affinity):
 	// filters then depend on each pod's labels and node rankings cannot be shared.
 	antiAffinity bool
+	// scoresSpanNodes is set when a node score depends on other nodes (MarkScoresSpanNodes).
+	scoresSpanNodes bool
 	// podSpecific are filter reasons that depend on more than a task's predicate key.
 	podSpecific map[string]bool
 	// onceReleased is set while filters are asked about nodes as they will be once their
@@ -467,6 +469,12 @@ func (ssn *Session) JobConditions(id api.JobID) []schedulingv1beta1.PodGroupCond
 // MarkPodSpecificReason declares a filter reason that depends on the pod itself (its labels),
 // so a node failing one task for it is not skipped for the job's other tasks.
 func (ssn *Session) MarkPodSpecificReason(reason string) { ssn.podSpecific[reason] = true }
+
+// MarkScoresSpanNodes tells the session that a node score depends on other nodes' state (how
+// full the node's HyperNodes are), so a placement changes the scores of nodes it did not touch:
+// node rankings, which re-score only the nodes a placement changes, are not shared between tasks
+// for the rest of the cycle.
+func (ssn *Session) MarkScoresSpanNodes() { ssn.scoresSpanNodes = true }
 
 // touch marks a job and a node as changed by the session.
 func (ssn *Session) touch(job api.JobID, node string) {

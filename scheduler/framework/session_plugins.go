@@ -80,18 +80,18 @@ func (ssn *Session) AddEventHandler(h *EventHandler) {
 	ssn.eventHandlers = append(ssn.eventHandlers, h)
 }
 
-func (ssn *Session) fireAllocate(t *api.TaskInfo) {
+func (ssn *Session) fireAllocate(t *api.TaskInfo, node string) {
 	for _, h := range ssn.eventHandlers {
 		if h.AllocateFunc != nil {
-			h.AllocateFunc(&Event{Task: t})
+			h.AllocateFunc(&Event{Task: t, Node: node})
 		}
 	}
 }
 
-func (ssn *Session) fireDeallocate(t *api.TaskInfo) {
+func (ssn *Session) fireDeallocate(t *api.TaskInfo, node string) {
 	for _, h := range ssn.eventHandlers {
 		if h.DeallocateFunc != nil {
-			h.DeallocateFunc(&Event{Task: t})
+			h.DeallocateFunc(&Event{Task: t, Node: node})
 		}
 	}
 }

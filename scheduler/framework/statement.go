@@ -122,7 +122,7 @@ func (s *Statement) place(t *api.TaskInfo, nodeName string, status api.TaskStatu
 		s.ssn.antiAffinity = true
 	}
 	s.ssn.touch(t.Job, nodeName)
-	s.ssn.fireAllocate(t)
+	s.ssn.fireAllocate(t, nodeName)
 	return nil
 }
 
@@ -153,7 +153,7 @@ func (s *Statement) Evict(t *api.TaskInfo, reason string) error {
 	j.UpdateTaskStatus(t, api.Releasing)
 	n.AddTask(&api.NodeTask{UID: t.UID, Job: t.Job, Namespace: t.Namespace, Name: t.Name, Resreq: t.Resreq, Status: api.Releasing, Pod: t.Pod})
 	s.ssn.touch(t.Job, t.NodeName)
-	s.ssn.fireDeallocate(t)
+	s.ssn.fireDeallocate(t, t.NodeName)
 	return nil
 }
 
@@ -184,13 +184,13 @@ func (s *Statement) discardFrom(mark int) {
 			j.UpdateTaskStatus(op.task, op.prevStatus)
 			op.task.NodeName = op.prevNode
 			s.ssn.touch(op.task.Job, op.node)
-			s.ssn.fireDeallocate(op.task)
+			s.ssn.fireDeallocate(op.task, op.node)
 		case opEvict:
 			j.UpdateTaskStatus(op.task, op.prevStatus)
 			n.AddTask(&api.NodeTask{UID: op.task.UID, Job: op.task.Job, Namespace: op.task.Namespace, Name: op.task.Name,
 				Resreq: op.task.Resreq, Status: op.prevStatus, Pod: op.task.Pod})
 			s.ssn.touch(op.task.Job, op.node)
-			s.ssn.fireAllocate(op.task)
+			s.ssn.fireAllocate(op.task, op.node)
 		}
 	}
 	s.ops = s.ops[:mark]

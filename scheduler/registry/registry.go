@@ -88,7 +88,6 @@ func Default() framework.Registry {
 			"volumebinding.weight":  "the storage-capacity score of volume binding",
 		},
 	}
-	r.DefaultOnPluginArguments = map[string][]string{networktopology.Name: {networktopology.NormalPodArgument}}
 	r.Hierarchical = []string{capacity.Name}
 	// Volcano's gang-aware actions are the same as preempt and reclaim here, which take victims
 	// as whole jobs or surplus pods and simulate the gang before evicting.

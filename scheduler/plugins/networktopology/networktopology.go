@@ -23,10 +23,11 @@ limitations under the License.
 //
 // Arguments (Volcano's): weight (1), hypernode.binpack.cpu (1), hypernode.binpack.memory (1),
 // hypernode.binpack.resources (a comma-separated list of other resources) and
-// hypernode.binpack.resources.<name> (each one's weight, 1). hypernode.binpack.normal-pod.enable
-// and .fading (scoring nodes for pods without a network topology by how full their HyperNodes
-// are) and hypernode.gradient.evict.max-hypernodes (for Volcano's topology-aware gang
-// preemption) are accepted and reported as having no effect.
+// hypernode.binpack.resources.<name> (each one's weight, 1). With hypernode.binpack.normal-pod.enable
+// (true) it also scores nodes for pods without a network topology by how full their HyperNodes
+// would be with the pod, tier by tier, tier t weighing hypernode.binpack.normal-pod.fading^(t-1)
+// (0.8), so that such pods fill the domains in use. hypernode.gradient.evict.max-hypernodes (for
+// Volcano's topology-aware gang preemption) is accepted and reported as having no effect.
 package networktopology
 
 import (
@@ -57,8 +58,7 @@ const (
 
 // Ignored are the arguments accepted with no effect, each with what it would turn on.
 var Ignored = map[string]string{
-	NormalPodArgument: "scoring nodes for pods without a network topology by how full their HyperNodes are",
-	EvictMaxArgument:  "Volcano's topology-aware gang preemption search",
+	EvictMaxArgument: "Volcano's topology-aware gang preemption search",
 }
 
 // Weights are the plugin's weights.
@@ -69,7 +69,10 @@ type Weights struct {
 	Resources map[corev1.ResourceName]int
 }
 
-type plugin struct{ w Weights }
+type plugin struct {
+	w  Weights
+	np NormalPods
+}
 
 // New builds the plugin from its arguments.
 func New(args conf.Arguments) (framework.Plugin, error) {
@@ -77,7 +80,11 @@ func New(args conf.Arguments) (framework.Plugin, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &plugin{w: w}, nil
+	np, err := ParseNormalPods(args)
+	if err != nil {
+		return nil, err
+	}
+	return &plugin{w: w, np: np}, nil
 }
 
 // ParseWeights reads the plugin's arguments.
@@ -102,6 +109,40 @@ func (p *plugin) Name() string { return Name }
 
 func (p *plugin) OnSessionOpen(ssn *framework.Session) {
 	ssn.AddHyperNodeOrderFn(Name, func(_ *api.JobInfo, nodes []*api.NodeInfo) float64 { return Score(p.w, nodes) })
+	if !p.np.Enable || p.w.Weight == 0 {
+		return
+	}
+	s := newNormalScorer(p.w, p.np, ssn.Topology(), ssn.Nodes)
+	if s == nil {
+		return
+	}
+	ssn.AddNodeOrderFn(Name, func(t *api.TaskInfo, n *api.NodeInfo) float64 {
+		if withTopology(ssn, t) {
+			return 0
+		}
+		return s.score(t, n.Name)
+	})
+	ssn.AddEventHandler(&framework.EventHandler{
+		AllocateFunc:   func(e *framework.Event) { s.placed(e.Task, e.Node, 1) },
+		DeallocateFunc: func(e *framework.Event) { s.placed(e.Task, e.Node, -1) },
+	})
+	ssn.MarkScoresSpanNodes()
+}
+
+// withTopology reports whether a task's job or subgroup has a network topology: its domain is
+// chosen by the domain score, not node by node.
+func withTopology(ssn *framework.Session, t *api.TaskInfo) bool {
+	j, ok := ssn.Jobs[t.Job]
+	if !ok {
+		return false
+	}
+	if j.PodGroup != nil && j.PodGroup.Spec.NetworkTopology != nil {
+		return true
+	}
+	if sg, ok := j.SubGroupOf(t); ok {
+		return j.SubGroups[sg.Policy].NetworkTopology != nil
+	}
+	return false
 }
 
 func (p *plugin) OnSessionClose(*framework.Session) {}
