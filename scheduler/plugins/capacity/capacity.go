@@ -38,8 +38,13 @@ limitations under the License.
 // below the queues' nearest common ancestor. A hierarchy that cannot be read (a loop, a parent
 // that does not exist) places nothing and says why.
 //
-// Argument: ancestorReclaimLevel (0) is accepted and reported when set, as having no effect
-// (Caldera reclaims leaf against leaf), as are the DRA quota switches.
+// Argument ancestorReclaimLevel (0; with enableHierarchy): reclaim looks that many levels above
+// the leaves, as Volcano's does. A queue at or above its deserved share still reclaims while one
+// of its ancestors within the levels is under its own; a pod is taken only while each ancestor of
+// its queue within the levels that the reclaimer's branch does not share is above its deserved
+// share too (so a branch under its share keeps its pods); and a pod its queue deserves nothing of
+// is not taken from a queue that shares such an ancestor with a reclaimer whose queue deserves
+// nothing of what it asks for either. The DRA quota switches are reported as having no effect.
 package capacity
 
 import (
@@ -62,7 +67,7 @@ import (
 // Name is the plugin's name.
 const Name = "capacity"
 
-// Arguments Volcano's capacity plugin takes, which Caldera accepts with no effect.
+// Arguments Volcano's capacity plugin takes; the DRA switches are accepted with no effect.
 const (
 	AncestorReclaimLevelArgument = "ancestorReclaimLevel"
 	DRAArgument                  = "capacity.DynamicResourceAllocationEnable"
@@ -71,13 +76,14 @@ const (
 
 // Ignored are the arguments accepted with no effect, each with what it would turn on.
 var Ignored = map[string]string{
-	AncestorReclaimLevelArgument: "reclaim checked against queues above the leaves",
-	DRAArgument:                  "quota on Dynamic Resource Allocation device classes",
-	DRAConsumableArgument:        "quota on Dynamic Resource Allocation consumable capacity",
+	DRAArgument:           "quota on Dynamic Resource Allocation device classes",
+	DRAConsumableArgument: "quota on Dynamic Resource Allocation consumable capacity",
 }
 
 type plugin struct {
 	attrs map[string]*attr
+	// levels is ancestorReclaimLevel.
+	levels int
 }
 
 // New builds the plugin.
@@ -85,7 +91,14 @@ func New(args conf.Arguments) (framework.Plugin, error) {
 	if err := args.CheckKeys([]string{AncestorReclaimLevelArgument, DRAArgument, DRAConsumableArgument}); err != nil {
 		return nil, err
 	}
-	return &plugin{}, nil
+	levels, err := args.Int(AncestorReclaimLevelArgument, 0)
+	if err != nil {
+		return nil, err
+	}
+	if levels < 0 {
+		return nil, fmt.Errorf("%s: must be 0 or more, got %d", AncestorReclaimLevelArgument, levels)
+	}
+	return &plugin{levels: levels}, nil
 }
 
 func (p *plugin) Name() string { return Name }
@@ -409,20 +422,36 @@ func (p *plugin) OnSessionOpen(ssn *framework.Session) {
 		if full, _ := t.over(a, task.Resreq, allocated); full != nil {
 			return false
 		}
-		// It reclaims only while at or under its deserved share of some resource it asks for.
-		for _, d := range dims {
-			r := float64(task.Resreq.Get(d))
-			if r <= 0 {
-				continue
-			}
-			if a.Allocated[d]+r <= a.Deserved[d]+1e-6 {
+		// It reclaims only while it (or, with ancestorReclaimLevel, a queue that many levels
+		// above) is at or under its deserved share of some resource it asks for.
+		if underDeserved(a, task.Resreq, dims) {
+			return true
+		}
+		for k := 1; t.Hierarchy && k <= p.levels; k++ {
+			if up := ancestorAt(a, k); up != nil && underDeserved(up, task.Resreq, dims) {
 				return true
 			}
 		}
 		return false
 	})
 	ssn.AddReclaimableFn(Name, func(reclaimer *api.TaskInfo, candidates []*api.TaskInfo) ([]*api.TaskInfo, bool) {
-		left := map[string]proportion.Vec{}
+		var ra *attr
+		if j := ssn.Jobs[reclaimer.Job]; j != nil {
+			ra = t.Attrs[j.Queue]
+		}
+		left := map[*attr]proportion.Vec{}
+		// allocOf is what a queue holds less the victims taken from it so far.
+		allocOf := func(a *attr) proportion.Vec {
+			alloc, ok := left[a]
+			if !ok {
+				alloc = proportion.Vec{}
+				for _, d := range dims {
+					alloc[d] = a.Allocated[d]
+				}
+				left[a] = alloc
+			}
+			return alloc
+		}
 		var victims []*api.TaskInfo
 		for _, c := range candidates {
 			j := ssn.Jobs[c.Job]
@@ -433,34 +462,41 @@ func (p *plugin) OnSessionOpen(ssn *framework.Session) {
 			if a == nil || !shares(reclaimer.Resreq, c.Resreq, dims) {
 				continue
 			}
-			alloc, ok := left[j.Queue]
-			if !ok {
-				alloc = proportion.Vec{}
-				for _, d := range dims {
-					alloc[d] = a.Allocated[d]
-				}
-				left[j.Queue] = alloc
-			}
 			// The queue keeps its guarantee, and gives back only above its deserved share of a
 			// resource the pod holds (a pod of resources the queue deserves none of may go).
-			keeps, above, relevant := true, false, false
-			for _, d := range dims {
-				r := float64(c.Resreq.Get(d))
-				if alloc[d]-r < a.Guarantee[d]-1e-6 && r > 0 {
-					keeps = false
-				}
-				if r > 0 && a.deserves[d] {
-					relevant = true
-					if alloc[d] > a.Deserved[d]+1e-6 {
-						above = true
-					}
-				}
-			}
-			if !keeps || (relevant && !above) {
+			if !keepsGuarantee(a, allocOf(a), c.Resreq, dims) {
 				continue
 			}
-			for _, d := range dims {
-				alloc[d] -= float64(c.Resreq.Get(d))
+			relevant, above := aboveDeserved(a, allocOf(a), c.Resreq, dims)
+			if relevant && !above {
+				continue
+			}
+			taken := []*attr{a}
+			if t.Hierarchy && p.levels > 0 && ra != nil {
+				if !relevant && shareAncestorWithin(ra, a, p.levels) && !deservesAny(ra, reclaimer.Resreq, dims) {
+					// Neither queue deserves what is asked for, under a common ancestor: no contention.
+					continue
+				}
+				ok := true
+				for k := 1; k <= p.levels && ok; k++ {
+					up := ancestorAt(a, k)
+					if up == nil || up == ancestorAt(ra, k) {
+						continue
+					}
+					taken = append(taken, up)
+					if rel, abv := aboveDeserved(up, allocOf(up), c.Resreq, dims); rel {
+						ok = abv
+					}
+				}
+				if !ok {
+					continue
+				}
+			}
+			for _, q := range taken {
+				alloc := allocOf(q)
+				for _, d := range dims {
+					alloc[d] -= float64(c.Resreq.Get(d))
+				}
 			}
 			victims = append(victims, c)
 		}
@@ -510,6 +546,78 @@ func (p *plugin) OnSessionOpen(ssn *framework.Session) {
 			}
 		},
 	})
+}
+
+// underDeserved reports whether a queue holding r more would stay at or under its deserved
+// share of some resource r asks for.
+func underDeserved(a *attr, r *api.Resource, dims []corev1.ResourceName) bool {
+	for _, d := range dims {
+		req := float64(r.Get(d))
+		if req > 0 && a.Allocated[d]+req <= a.Deserved[d]+1e-6 {
+			return true
+		}
+	}
+	return false
+}
+
+// keepsGuarantee reports whether a queue holding alloc keeps its guarantee once r is taken.
+func keepsGuarantee(a *attr, alloc proportion.Vec, r *api.Resource, dims []corev1.ResourceName) bool {
+	for _, d := range dims {
+		req := float64(r.Get(d))
+		if req > 0 && alloc[d]-req < a.Guarantee[d]-1e-6 {
+			return false
+		}
+	}
+	return true
+}
+
+// aboveDeserved reports whether r holds a resource the queue deserves a share of (relevant), and
+// whether the queue, holding alloc, is above its deserved share of one of them.
+func aboveDeserved(a *attr, alloc proportion.Vec, r *api.Resource, dims []corev1.ResourceName) (relevant, above bool) {
+	for _, d := range dims {
+		if r.Get(d) > 0 && a.deserves[d] {
+			relevant = true
+			if alloc[d] > a.Deserved[d]+1e-6 {
+				above = true
+			}
+		}
+	}
+	return relevant, above
+}
+
+// deservesAny reports whether the queue deserves a share of a resource r asks for.
+func deservesAny(a *attr, r *api.Resource, dims []corev1.ResourceName) bool {
+	relevant, _ := aboveDeserved(a, proportion.Vec{}, r, dims)
+	return relevant
+}
+
+// ancestorAt returns the queue k levels above a (1: its parent), or nil when there is none or it
+// is the root.
+func ancestorAt(a *attr, k int) *attr {
+	if a == nil || k < 1 || k > len(a.up) {
+		return nil
+	}
+	if q := a.up[k-1]; q.Name != schedulingv1beta1.RootQueue {
+		return q
+	}
+	return nil
+}
+
+// shareAncestorWithin reports whether two queues have a common ancestor, other than the root,
+// within levels above each.
+func shareAncestorWithin(l, r *attr, levels int) bool {
+	for i := 1; i <= levels; i++ {
+		li := ancestorAt(l, i)
+		if li == nil {
+			continue
+		}
+		for k := 1; k <= levels; k++ {
+			if ancestorAt(r, k) == li {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // belowCommonAncestor returns the queues of l's and r's chains right below their nearest common

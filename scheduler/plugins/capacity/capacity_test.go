@@ -31,7 +31,7 @@ import (
 	"github.com/caldera-sh/caldera/scheduler/registry"
 )
 
-func config(hierarchy bool) string {
+func config(hierarchy bool, levels int) string {
 	return fmt.Sprintf(`actions: "enqueue, allocate, reclaim"
 tiers:
 - plugins:
@@ -41,8 +41,10 @@ tiers:
   - name: predicates
   - name: capacity
     enableHierarchy: %v
+    arguments:
+      ancestorReclaimLevel: %d
   - name: nodeorder
-`, hierarchy)
+`, hierarchy, levels)
 }
 
 // jobs are n one-pod jobs of cpu each in queue q, admitted (Inqueue) or Running when placed on node.
@@ -64,9 +66,18 @@ func jobs(q string, n int, cpu, node string) []any {
 func flat(parts ...any) []any { return st.Flat(parts...) }
 
 func TestCapacity(t *testing.T) {
+	// Two branches: p1 above a (and b), p2 above c.
+	branches := func(p1, a, p2, c string) []any {
+		return flat(st.MakeQueue("root", 1).Obj(),
+			st.MakeQueue("p1", 1).Deserved("cpu", p1).Obj(), st.MakeQueue("a", 1).Parent("p1").Deserved("cpu", a).Obj(),
+			st.MakeQueue("b", 1).Parent("p1").Obj(),
+			st.MakeQueue("p2", 1).Deserved("cpu", p2).Obj(), st.MakeQueue("c", 1).Parent("p2").Deserved("cpu", c).Obj())
+	}
 	cases := map[string]struct {
 		hierarchy bool
-		objs      []any
+		// levels is ancestorReclaimLevel.
+		levels int
+		objs   []any
 		// binds counts the pods bound per queue; evicted the pods evicted per queue.
 		binds   map[string]int
 		evicted map[string]int
@@ -119,6 +130,30 @@ func TestCapacity(t *testing.T) {
 				jobs("a", 4, "1", "n"), jobs("b", 1, "1", "")),
 			binds: map[string]int{}, evicted: map[string]int{},
 		},
+		"a leaf at its deserved share does not reclaim without ancestorReclaimLevel": {
+			hierarchy: true,
+			objs: flat(st.MakeNode("n", "4", "16Gi").Obj(), branches("3", "1", "1", "1"),
+				jobs("a", 1, "1", "n"), jobs("c", 3, "1", "n"), jobs("a", 2, "1", "")[2:]),
+			binds: map[string]int{}, evicted: map[string]int{},
+		},
+		"with ancestorReclaimLevel 1, a leaf at its deserved share reclaims while its parent is under its own": {
+			hierarchy: true, levels: 1,
+			objs: flat(st.MakeNode("n", "4", "16Gi").Obj(), branches("3", "1", "1", "1"),
+				jobs("a", 1, "1", "n"), jobs("c", 3, "1", "n"), jobs("a", 2, "1", "")[2:]),
+			binds: map[string]int{}, evicted: map[string]int{"c": 1},
+		},
+		"a leaf above its deserved share gives up a pod for another branch": {
+			hierarchy: true,
+			objs: flat(st.MakeNode("n", "3", "16Gi").Obj(), branches("2", "2", "4", "1"),
+				jobs("c", 3, "1", "n"), jobs("a", 1, "1", "")),
+			binds: map[string]int{}, evicted: map[string]int{"c": 1},
+		},
+		"with ancestorReclaimLevel 1, a leaf above its deserved share keeps its pods while its parent is within its own": {
+			hierarchy: true, levels: 1,
+			objs: flat(st.MakeNode("n", "3", "16Gi").Obj(), branches("2", "2", "4", "1"),
+				jobs("c", 3, "1", "n"), jobs("a", 1, "1", "")),
+			binds: map[string]int{}, evicted: map[string]int{},
+		},
 		"a queue keeps its guarantee even above its deserved share": {
 			objs: flat(st.MakeNode("n", "4", "16Gi").Obj(),
 				st.MakeQueue("a", 1).Deserved("cpu", "1").Guarantee("cpu", "4").Obj(), st.MakeQueue("b", 1).Deserved("cpu", "2").Obj(),
@@ -129,7 +164,7 @@ func TestCapacity(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			s := st.NewSnapshot(t, tc.objs...)
-			ssn, rec := st.Session(t, s, registry.Default(), config(tc.hierarchy), st.Epoch.Add(time.Hour))
+			ssn, rec := st.Session(t, s, registry.Default(), config(tc.hierarchy, tc.levels), st.Epoch.Add(time.Hour))
 			ssn.Run()
 			ssn.Close()
 			binds := map[string]int{}
