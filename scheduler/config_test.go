@@ -150,7 +150,7 @@ func TestIgnoredArgumentsAreReported(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "scheduler.conf")
 	text := "actions: \"enqueue, allocate, preempt\"\ntiers:\n- plugins:\n  - name: gang\n  - name: predicates\n    arguments:\n" +
 		"      predicate.DynamicResourceAllocationEnable: true\n      predicate.GPUSharingEnable: false\n  - name: nodeorder\n    arguments:\n      imagelocality.weight: 1\n" +
-		"  - name: network-topology-aware\n  - name: drf\n    enableHierarchy: true\n" +
+		"  - name: network-topology-aware\n  - name: proportion\n    enableHierarchy: true\n" +
 		"configurations:\n- name: preempt\n  arguments:\n    enableTopologyAwarePreemption: true\n"
 	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
@@ -174,8 +174,8 @@ func TestIgnoredArgumentsAreReported(t *testing.T) {
 	want := []string{
 		`Warning IgnoredSchedulerArgument scheduler configuration from file ` + path + `: tiers[0].plugins[2].arguments.imagelocality.weight: ` +
 			`argument "imagelocality.weight" of plugin "nodeorder" turns on the image-locality score, which Caldera does not implement; it has no effect (remove it to silence this warning)`,
-		`Warning IgnoredSchedulerArgument scheduler configuration from file ` + path + `: tiers[0].plugins[4].enableHierarchy: argument "enableHierarchy" of plugin "drf" ` +
-			`turns on hierarchical sharing for this plugin (Caldera's queue hierarchy is the capacity plugin's, by spec.parent), which Caldera does not implement; ` +
+		`Warning IgnoredSchedulerArgument scheduler configuration from file ` + path + `: tiers[0].plugins[4].enableHierarchy: argument "enableHierarchy" of plugin "proportion" ` +
+			`turns on hierarchical sharing for this plugin (Caldera's queue hierarchies are the capacity plugin's, by spec.parent, and drf's, by volcano.sh/hierarchy), which Caldera does not implement; ` +
 			`it has no effect (remove it to silence this warning)`,
 		`Warning IgnoredSchedulerArgument scheduler configuration from file ` + path + `: configurations[0].arguments.enableTopologyAwarePreemption: ` +
 			`argument "enableTopologyAwarePreemption" of action "preempt" is accepted for compatibility with Volcano and has no effect in Caldera; remove it to silence this warning`}

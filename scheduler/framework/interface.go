@@ -200,7 +200,7 @@ func ignoredPluginArguments(cfg *conf.SchedulerConfiguration, reg Registry) []Ig
 			sort.Strings(keys)
 			if conf.EnabledOff(p.EnabledHierarchy) && !slices.Contains(reg.Hierarchical, p.Name) {
 				out = append(out, IgnoredArgument{Path: fmt.Sprintf("tiers[%d].plugins[%d].enableHierarchy", i, j), Plugin: p.Name, Name: "enableHierarchy",
-					What: "hierarchical sharing for this plugin (Caldera's queue hierarchy is the capacity plugin's, by spec.parent)"})
+					What: "hierarchical sharing for this plugin (Caldera's queue hierarchies are the capacity plugin's, by spec.parent, and drf's, by volcano.sh/hierarchy)"})
 			}
 			for _, key := range keys {
 				if !turnedOn(p.Arguments[key]) {

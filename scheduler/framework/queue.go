@@ -25,8 +25,9 @@ import (
 	"github.com/caldera-sh/caldera/scheduler/api"
 )
 
-// PriorityQueue pops items in the order of a less function, re-evaluated at every push and pop
-// (so an order that depends on changing state, such as a queue's share, stays right).
+// PriorityQueue pops items in the order of a less function, re-evaluated over every item at each
+// pop (so an order that depends on changing state, such as a queue's share, stays right); it
+// holds few items (the queues with jobs to place).
 type PriorityQueue[T any] struct {
 	h *pqHeap[T]
 }
@@ -55,8 +56,13 @@ func NewPriorityQueue[T any](less func(a, b T) bool) *PriorityQueue[T] {
 // Push adds an item.
 func (q *PriorityQueue[T]) Push(x T) { heap.Push(q.h, x) }
 
-// Pop removes and returns the first item.
-func (q *PriorityQueue[T]) Pop() T { return heap.Pop(q.h).(T) }
+// Pop removes and returns the first item. The items are ordered anew first: the order of items
+// already in the queue may have changed since they were pushed (a queue's share grows as its
+// jobs are placed), which a heap alone would not see.
+func (q *PriorityQueue[T]) Pop() T {
+	heap.Init(q.h)
+	return heap.Pop(q.h).(T)
+}
 
 // Len returns the number of items.
 func (q *PriorityQueue[T]) Len() int { return q.h.Len() }

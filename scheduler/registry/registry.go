@@ -88,7 +88,7 @@ func Default() framework.Registry {
 			"volumebinding.weight":  "the storage-capacity score of volume binding",
 		},
 	}
-	r.Hierarchical = []string{capacity.Name}
+	r.Hierarchical = []string{capacity.Name, drf.Name}
 	// Volcano's gang-aware actions are the same as preempt and reclaim here, which take victims
 	// as whole jobs or surplus pods and simulate the gang before evicting.
 	for _, alias := range []string{"gangpreempt", "gangPreempt"} {

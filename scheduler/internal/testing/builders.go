@@ -449,6 +449,15 @@ func MakeQueue(name string, weight int32) *QueueWrapper {
 // Obj returns the queue.
 func (q *QueueWrapper) Obj() *schedulingv1beta1.Queue { return q.Queue.DeepCopy() }
 
+// Annotation sets an annotation.
+func (q *QueueWrapper) Annotation(key, value string) *QueueWrapper {
+	if q.Annotations == nil {
+		q.Annotations = map[string]string{}
+	}
+	q.Annotations[key] = value
+	return q
+}
+
 // Capability caps a resource.
 func (q *QueueWrapper) Capability(name corev1.ResourceName, qty string) *QueueWrapper {
 	if q.Spec.Capability == nil {

@@ -18,6 +18,10 @@ limitations under the License.
 // resource a job holds): the job with the smaller share goes first. A task may preempt a task of
 // another job only when, after the move, the preemptor's job still holds a smaller (or equal)
 // share than the victim's.
+//
+// With enableHierarchy: true it is Volcano's hierarchical DRF (see Hierarchy): queues are ordered
+// by their place in the tree their volcano.sh/hierarchy annotations make, and a queue reclaims
+// from another that would still come after it.
 package drf
 
 import (
@@ -60,6 +64,32 @@ func (p *plugin) OnSessionOpen(ssn *framework.Session) {
 	})
 	ssn.AddPreemptableFn(Name, func(preemptor *api.TaskInfo, candidates []*api.TaskInfo) ([]*api.TaskInfo, bool) {
 		return Preemptable(ssn.Jobs, &total, preemptor, candidates), false
+	})
+	if !ssn.HierarchyEnabled(Name) {
+		return
+	}
+	h := NewHierarchy(&total, ssn.Queues, ssn.Jobs)
+	queueOf := func(t *api.TaskInfo) string {
+		if j := ssn.Jobs[t.Job]; j != nil {
+			return j.Queue
+		}
+		return ""
+	}
+	ssn.AddQueueOrderFn(Name, func(l, r *api.QueueInfo) int {
+		switch c := h.Compare(l.Name, r.Name); {
+		case c < 0:
+			return -1
+		case c > 0:
+			return 1
+		}
+		return 0
+	})
+	ssn.AddReclaimableFn(Name, func(reclaimer *api.TaskInfo, candidates []*api.TaskInfo) ([]*api.TaskInfo, bool) {
+		return h.Reclaimable(reclaimer, queueOf(reclaimer), candidates, queueOf), false
+	})
+	ssn.AddEventHandler(&framework.EventHandler{
+		AllocateFunc:   func(e *framework.Event) { h.Add(e.Task.Job, e.Task.Resreq, 1) },
+		DeallocateFunc: func(e *framework.Event) { h.Add(e.Task.Job, e.Task.Resreq, -1) },
 	})
 }
 
