@@ -274,7 +274,14 @@ func (b *bench) startProfile(ctx context.Context, dir string) {
 			say("profiling: %v", err)
 			return
 		}
-		resp, err := http.DefaultClient.Do(req)
+		// The manager may not serve pprof yet when it has just been started: try for a while.
+		var resp *http.Response
+		for start := time.Now(); ; {
+			if resp, err = http.DefaultClient.Do(req); err == nil || ctx.Err() != nil || time.Since(start) > 10*time.Second {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
 		if err != nil {
 			say("profiling: %v", err)
 			return
