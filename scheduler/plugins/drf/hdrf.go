@@ -17,6 +17,7 @@ limitations under the License.
 package drf
 
 import (
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -25,6 +26,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/caldera-sh/caldera/scheduler/api"
+	"github.com/caldera-sh/caldera/scheduler/plugins/proportion"
 )
 
 // Queue annotations of Volcano's hierarchical DRF.
@@ -43,36 +45,17 @@ type hnode struct {
 	names    []string
 	// job is set on leaves: their allocation and request are the job's.
 	job       bool
-	request   vec
-	allocated vec
+	request   proportion.Vec
+	allocated proportion.Vec
 	share     float64
 	saturated bool
-}
-
-// vec is an amount per resource, fractional once scaled.
-type vec map[corev1.ResourceName]float64
-
-func vecOf(r *api.Resource) vec {
-	v := vec{corev1.ResourceCPU: float64(r.MilliCPU), corev1.ResourceMemory: float64(r.Memory)}
-	for name, q := range r.Scalar {
-		v[name] = float64(q)
-	}
-	return v
-}
-
-func (v vec) add(r *api.Resource, sign float64) {
-	v[corev1.ResourceCPU] += sign * float64(r.MilliCPU)
-	v[corev1.ResourceMemory] += sign * float64(r.Memory)
-	for name, q := range r.Scalar {
-		v[name] += sign * float64(q)
-	}
 }
 
 func (n *hnode) child(name string, weight float64) *hnode {
 	if c, ok := n.children[name]; ok {
 		return c
 	}
-	c := &hnode{weight: weight, children: map[string]*hnode{}, allocated: vec{}}
+	c := &hnode{weight: weight, children: map[string]*hnode{}, allocated: proportion.Vec{}}
 	n.children[name] = c
 	i, _ := slices.BinarySearch(n.names, name)
 	n.names = slices.Insert(n.names, i, name)
@@ -81,7 +64,7 @@ func (n *hnode) child(name string, weight float64) *hnode {
 
 func (n *hnode) clone() *hnode {
 	c := *n
-	c.allocated = copyVec(n.allocated)
+	c.allocated = maps.Clone(n.allocated)
 	if n.children != nil {
 		c.children = make(map[string]*hnode, len(n.children))
 		for name, ch := range n.children {
@@ -89,14 +72,6 @@ func (n *hnode) clone() *hnode {
 		}
 	}
 	return &c
-}
-
-func copyVec(v vec) vec {
-	out := make(vec, len(v))
-	for k, x := range v {
-		out[k] = x
-	}
-	return out
 }
 
 // Hierarchy is Volcano's hierarchical DRF: queues are placed in a tree by their
@@ -107,10 +82,10 @@ func copyVec(v vec) vec {
 // resource the cluster has no more of, are saturated and count as they are. Queues are compared
 // level by level from the root by share over weight, unsaturated before saturated.
 type Hierarchy struct {
-	total vec
+	total proportion.Vec
 	dims  []corev1.ResourceName
 	// allocated is what every job holds.
-	allocated vec
+	allocated proportion.Vec
 	root      *hnode
 	leaves    map[api.JobID]*hnode
 	paths     map[string][]string
@@ -120,14 +95,15 @@ type Hierarchy struct {
 
 // NewHierarchy builds the tree of the queues and jobs of a cycle.
 func NewHierarchy(total *api.Resource, queues map[string]*api.QueueInfo, jobs map[api.JobID]*api.JobInfo) *Hierarchy {
-	h := &Hierarchy{total: vecOf(total), allocated: vec{}, leaves: map[api.JobID]*hnode{}, paths: map[string][]string{},
-		root: &hnode{weight: 1, children: map[string]*hnode{}, allocated: vec{}}, stale: true}
-	for name, q := range h.total {
-		if q > 0 {
-			h.dims = append(h.dims, name)
+	h := &Hierarchy{allocated: proportion.Vec{}, leaves: map[api.JobID]*hnode{}, paths: map[string][]string{},
+		root: &hnode{weight: 1, children: map[string]*hnode{}, allocated: proportion.Vec{}}, stale: true}
+	for _, d := range append([]corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory}, slices.Collect(maps.Keys(total.Scalar))...) {
+		if total.Get(d) > 0 {
+			h.dims = append(h.dims, d)
 		}
 	}
 	slices.Sort(h.dims)
+	h.total = proportion.VecOf(total, h.dims)
 	names := make([]string, 0, len(queues))
 	for name := range queues {
 		names = append(names, name)
@@ -148,11 +124,11 @@ func NewHierarchy(total *api.Resource, queues map[string]*api.QueueInfo, jobs ma
 			continue
 		}
 		leaf := parent.child(string(id), 1)
-		leaf.job, leaf.children, leaf.request = true, nil, vec{}
+		leaf.job, leaf.children, leaf.request = true, nil, proportion.Vec{}
 		for _, t := range j.Tasks {
-			leaf.request.add(t.Resreq, 1)
+			h.add(leaf.request, t.Resreq, 1)
 		}
-		leaf.allocated = vecOf(&j.Allocated)
+		leaf.allocated = proportion.VecOf(&j.Allocated, h.dims)
 		for k, x := range leaf.allocated {
 			h.allocated[k] += x
 		}
@@ -198,19 +174,26 @@ func (h *Hierarchy) nodeOf(queue string) *hnode {
 	return n
 }
 
+// add counts (sign 1) or takes back (sign -1) r in v, over the cluster's resources.
+func (h *Hierarchy) add(v proportion.Vec, r *api.Resource, sign float64) {
+	for _, d := range h.dims {
+		v[d] += sign * float64(r.Get(d))
+	}
+}
+
 // Add counts (sign 1) or takes back (sign -1) r in what a job holds.
 func (h *Hierarchy) Add(job api.JobID, r *api.Resource, sign float64) {
 	leaf, ok := h.leaves[job]
 	if !ok {
 		return
 	}
-	leaf.allocated.add(r, sign)
-	h.allocated.add(r, sign)
+	h.add(leaf.allocated, r, sign)
+	h.add(h.allocated, r, sign)
 	h.stale = true
 }
 
 // dominant is the largest fraction of a cluster resource v holds.
-func (h *Hierarchy) dominant(v vec) float64 {
+func (h *Hierarchy) dominant(v proportion.Vec) float64 {
 	var s float64
 	for _, d := range h.dims {
 		s = math.Max(s, v[d]/h.total[d])
@@ -219,7 +202,7 @@ func (h *Hierarchy) dominant(v vec) float64 {
 }
 
 // update works out every level's share, from the leaves up.
-func (h *Hierarchy) update(root *hnode, allocated vec) {
+func (h *Hierarchy) update(root *hnode, allocated proportion.Vec) {
 	demanding := map[corev1.ResourceName]bool{}
 	for _, d := range h.dims {
 		if allocated[d] < h.total[d] {
@@ -249,7 +232,7 @@ func (h *Hierarchy) updateNode(n *hnode, demanding map[corev1.ResourceName]bool)
 			least = math.Min(least, c.share)
 		}
 	}
-	n.allocated = vec{}
+	n.allocated = proportion.Vec{}
 	n.saturated = true
 	for _, name := range n.names {
 		c := n.children[name]
@@ -319,25 +302,25 @@ func (h *Hierarchy) Reclaimable(reclaimer *api.TaskInfo, reclaimerQueue string, 
 		}
 	}
 	index(root)
-	allocated := copyVec(h.allocated)
+	allocated := maps.Clone(h.allocated)
 	lleaf, ok := leaves[reclaimer.Job]
 	if !ok {
 		return nil
 	}
-	lleaf.allocated.add(reclaimer.Resreq, 1)
-	allocated.add(reclaimer.Resreq, 1)
+	h.add(lleaf.allocated, reclaimer.Resreq, 1)
+	h.add(allocated, reclaimer.Resreq, 1)
 	var victims []*api.TaskInfo
 	for _, c := range candidates {
 		rleaf, ok := leaves[c.Job]
 		if !ok {
 			continue
 		}
-		rleaf.allocated.add(c.Resreq, -1)
-		allocated.add(c.Resreq, -1)
+		h.add(rleaf.allocated, c.Resreq, -1)
+		h.add(allocated, c.Resreq, -1)
 		h.update(root, allocated)
 		ret := h.compare(root, reclaimerQueue, queueOf(c))
-		rleaf.allocated.add(c.Resreq, 1)
-		allocated.add(c.Resreq, 1)
+		h.add(rleaf.allocated, c.Resreq, 1)
+		h.add(allocated, c.Resreq, 1)
 		if ret < 0 {
 			victims = append(victims, c)
 		}
