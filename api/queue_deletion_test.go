@@ -88,9 +88,13 @@ var _ = Describe("Queue deletion policy", Label("policy"), Ordered, func() {
 	})
 
 	It("type-checks against the Queue schema with no warning", func(ctx SpecContext) {
+		// The API server type-checks a policy in the background and writes the result to its
+		// status some time after it enforces it: wait for the result.
 		vap := &admissionregistrationv1.ValidatingAdmissionPolicy{}
-		Expect(fw.Client.Get(ctx, client.ObjectKey{Name: "queue-deletion"}, vap)).To(Succeed())
-		Expect(vap.Status.TypeChecking).NotTo(BeNil())
+		Eventually(func(g Gomega) {
+			g.Expect(fw.Client.Get(ctx, client.ObjectKey{Name: "queue-deletion"}, vap)).To(Succeed())
+			g.Expect(vap.Status.TypeChecking).NotTo(BeNil(), "the API server has not type-checked the policy yet")
+		}, framework.Timeout, framework.Interval).Should(Succeed())
 		Expect(vap.Status.TypeChecking.ExpressionWarnings).To(BeEmpty())
 	})
 
