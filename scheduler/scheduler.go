@@ -42,7 +42,6 @@ package scheduler
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -134,6 +133,9 @@ type Scheduler struct {
 	// handlers are the cache's informer event handlers; the first cycle waits until they have
 	// taken in every object the informers listed.
 	handlers []toolscache.ResourceEventHandlerRegistration
+	// informers are the other informers the scheduler reads (volume binding's, DRA's); the first
+	// cycle waits for them too, and for no other informer of the manager.
+	informers *trackedInformers
 
 	// defaultQueueGone is signalled when the default queue is deleted, so that it is made again.
 	defaultQueueGone chan struct{}
@@ -180,6 +182,7 @@ func New(mgr manager.Manager, opts Options) (*Scheduler, error) {
 		client:       mgr.GetClient(),
 		recorder:     mgr.GetEventRecorder(EventSource),
 		mgrCache:     mgr.GetCache(),
+		informers:    &trackedInformers{Informers: mgr.GetCache()},
 		podQueue:     newFIFO[podWork](),
 		loneMessages: map[api.JobID]string{},
 		wanted:       map[api.JobID]schedulingv1beta1.PodGroupStatus{},
@@ -220,13 +223,13 @@ func New(mgr manager.Manager, opts Options) (*Scheduler, error) {
 	if err := s.watchDefaultQueue(ctx); err != nil {
 		return nil, err
 	}
-	if s.volumes, err = volumes.New(ctx, kube, s.mgrCache, volumes.DefaultBindTimeout, s.log.WithName("volumes")); err != nil {
+	if s.volumes, err = volumes.New(ctx, kube, s.informers, volumes.DefaultBindTimeout, s.log.WithName("volumes")); err != nil {
 		return nil, err
 	}
 	if served, err := servesResourceV1(kube); err != nil {
 		return nil, err
 	} else if served {
-		if s.devices, err = dra.New(ctx, kube, s.mgrCache, s.log.WithName("dra")); err != nil {
+		if s.devices, err = dra.New(ctx, kube, s.informers, s.log.WithName("dra")); err != nil {
 			return nil, err
 		}
 	} else {
@@ -262,9 +265,41 @@ func BindClientConfig(cfg *rest.Config) *rest.Config {
 	return c
 }
 
-func (s *Scheduler) handlersSynced() bool {
+// synced reports whether every informer the scheduler reads has listed its objects and every
+// event handler of its cache has taken them in.
+func (s *Scheduler) synced() bool {
 	for _, h := range s.handlers {
 		if !h.HasSynced() {
+			return false
+		}
+	}
+	return s.informers.synced()
+}
+
+// trackedInformers hands out the manager's informers and remembers them, so that the first cycle
+// waits for the informers the scheduler reads and not for every informer of the manager: the
+// controllers start theirs only once this manager leads, and a cycle has no use for them.
+type trackedInformers struct {
+	crcache.Informers
+	mu     sync.Mutex
+	handed []crcache.Informer
+}
+
+func (t *trackedInformers) GetInformer(ctx context.Context, obj client.Object, opts ...crcache.InformerGetOption) (crcache.Informer, error) {
+	inf, err := t.Informers.GetInformer(ctx, obj, opts...)
+	if err == nil {
+		t.mu.Lock()
+		t.handed = append(t.handed, inf)
+		t.mu.Unlock()
+	}
+	return inf, err
+}
+
+func (t *trackedInformers) synced() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, inf := range t.handed {
+		if !inf.HasSynced() {
 			return false
 		}
 	}
@@ -279,12 +314,10 @@ func (s *Scheduler) NeedLeaderElection() bool { return true }
 
 // Start runs the scheduler until ctx ends.
 func (s *Scheduler) Start(ctx context.Context) error {
-	if !s.mgrCache.WaitForCacheSync(ctx) {
-		return errors.New("the manager's cache did not sync")
-	}
-	// The informers have listed everything; wait until the scheduler's cache has taken it all in,
-	// so the first cycle does not work from half a cluster.
-	for !s.handlersSynced() {
+	// Wait until the informers the scheduler reads have listed everything and its cache has taken
+	// it all in, so the first cycle does not work from half a cluster. A manager that has waited
+	// for the lease has all of it already: the first cycle runs as soon as it leads.
+	for !s.synced() {
 		t := s.clock.NewTimer(10 * time.Millisecond)
 		select {
 		case <-ctx.Done():
