@@ -53,6 +53,10 @@ type Options struct {
 	HyperNodeDiscovery []topology.DiscoveryType
 }
 
+// LeaderElectionID names the Lease the manager's replicas elect their leader through (in the
+// leader-election namespace); the RBAC of config/ and the chart grant it by this name.
+const LeaderElectionID = "caldera-manager.volcano.sh"
+
 // DefaultJobWorkers is how many jobs are reconciled at once by default. A reconcile spends most
 // of its time waiting for the API server (a PodGroup or pod created, a status written), so
 // workers, not CPU, bound how many jobs a second the controller turns around: with 3, a burst of

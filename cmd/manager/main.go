@@ -176,7 +176,7 @@ func run() error {
 		PprofBindAddress:        o.pprofAddr,
 		HealthProbeBindAddress:  o.probeAddr,
 		LeaderElection:          o.leaderElect,
-		LeaderElectionID:        "caldera-manager.volcano.sh",
+		LeaderElectionID:        controllers.LeaderElectionID,
 		LeaderElectionNamespace: o.leaderElectionNS,
 	})
 	if err != nil {

@@ -220,7 +220,7 @@ func printTable(family string, rows []row, chosen []workload) {
 // -scheduler-conf's), logging into dir. Only what a process outside a cluster must be told is set: the lease's
 // namespace, plain-HTTP metrics on a local port for the benchmark to read, and no probe listener.
 func (b *bench) startManager(dir, kubeconfig string) (*framework.Process, error) {
-	args := []string{"--kubeconfig", kubeconfig, "--leader-election-namespace", "kube-system",
+	args := []string{"--kubeconfig", kubeconfig, "--leader-election-namespace", leaseNamespace,
 		"--metrics-bind-address=" + metricsAddress, "--metrics-secure=false", "--health-probe-bind-address=0"}
 	if b.profile > 0 {
 		args = append(args, "--pprof-bind-address="+pprofAddress)
@@ -232,6 +232,9 @@ func (b *bench) startManager(dir, kubeconfig string) (*framework.Process, error)
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
 	return framework.StartProcess("the manager", cmd, filepath.Join(dir, "manager.log"), false)
 }
+
+// leaseNamespace is where the manager keeps its leader-election lease.
+const leaseNamespace = "kube-system"
 
 // benchNamespace is the namespace of a workload's jobs.
 const benchNamespace = "bench"
