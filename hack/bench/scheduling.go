@@ -100,6 +100,11 @@ func schedulingWorkload(nodes, groups, size int, layout *racks) func(ctx context
 		if err != nil {
 			return row{}, fmt.Errorf("the ceiling: %w", err)
 		}
+		// The ceiling's pods go, so that the manager starts on the workload alone: nodes,
+		// PodGroups and their pods. With no kubelet behind the nodes, they go at once.
+		if err := perf.DeletePods(ctx, kube, "ceiling"); err != nil {
+			return row{}, fmt.Errorf("deleting the ceiling's pods: %w", err)
+		}
 
 		// The workload, then the manager.
 		var topology *schedulingv1beta1.NetworkTopologySpec

@@ -30,8 +30,10 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	toolscache "k8s.io/client-go/tools/cache"
+	"k8s.io/utils/ptr"
 
 	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
 )
@@ -101,6 +103,22 @@ func CreatePods(ctx context.Context, kube kubernetes.Interface, ns, schedulerNam
 		}
 		_, err := kube.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{})
 		return err
+	})
+}
+
+// DeletePods deletes every pod of namespace ns at once (no grace period: no kubelet stops them)
+// and waits until the API server lists none.
+func DeletePods(ctx context.Context, kube kubernetes.Interface, ns string) error {
+	pods := kube.CoreV1().Pods(ns)
+	if err := pods.DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)}, metav1.ListOptions{}); err != nil {
+		return err
+	}
+	return wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 5*time.Minute, true, func(ctx context.Context) (bool, error) {
+		list, err := pods.List(ctx, metav1.ListOptions{Limit: 1})
+		if err != nil {
+			return false, err
+		}
+		return len(list.Items) == 0, nil
 	})
 }
 
