@@ -22,9 +22,11 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"strings"
 	"time"
 
+	"github.com/go-logr/logr"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
@@ -32,6 +34,7 @@ import (
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/caldera-sh/caldera/controllers"
+	"github.com/caldera-sh/caldera/internal/memlimit"
 	"github.com/caldera-sh/caldera/internal/scheme"
 	"github.com/caldera-sh/caldera/internal/topology"
 	"github.com/caldera-sh/caldera/internal/version"
@@ -150,6 +153,8 @@ func run() error {
 	v := version.Get()
 	log.Info("Caldera manager", "version", v.Version, "commit", v.GitCommit, "buildDate", v.BuildDate, "go", v.GoVersion, "platform", v.Platform)
 
+	setMemoryLimit(log)
+
 	names := splitList(o.schedulerNames)
 	if len(names) == 0 {
 		return fmt.Errorf("--scheduler-name must name at least one scheduler, for example --scheduler-name=volcano")
@@ -247,4 +252,20 @@ func run() error {
 
 	log.Info("Starting the manager", "schedulerNames", names)
 	return mgr.Start(ctx)
+}
+
+// setMemoryLimit gives the Go runtime a soft memory limit below the container's (see
+// internal/memlimit), unless GOMEMLIMIT sets one.
+func setMemoryLimit(log logr.Logger) {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	limit, source, ok, err := memlimit.FromCgroup(os.DirFS("/"))
+	switch {
+	case err != nil:
+		log.Error(err, "the Go runtime keeps no soft memory limit; set GOMEMLIMIT to give it one")
+	case ok:
+		debug.SetMemoryLimit(limit)
+		log.Info("soft memory limit set below the container's", "bytes", limit, "fraction", memlimit.Fraction, "from", source)
+	}
 }
