@@ -46,7 +46,7 @@ func newOffline(tb testing.TB, c *cache.Cache) *Scheduler {
 	s := &Scheduler{
 		opts: opts, log: logr.Discard(), clock: opts.Clock, cache: c, snapshot: snapshot.New(),
 		registry: registry.Default(), recorder: &events.FakeRecorder{}, podQueue: newFIFO[podWork](),
-		loneMessages: map[api.JobID]string{}, wanted: map[api.JobID]schedulingv1beta1.PodGroupStatus{},
+		loneMessages: map[api.JobID]string{}, wanted: map[api.JobID]handedStatus{},
 		failures: map[api.JobID]failure{},
 	}
 	s.statuses = newStatusWriter(s)

@@ -145,7 +145,7 @@ type Scheduler struct {
 	cycleEvictions int
 	loneMessages   map[api.JobID]string
 	// wanted holds the PodGroup statuses handed to the status workers and not yet seen stored.
-	wanted map[api.JobID]schedulingv1beta1.PodGroupStatus
+	wanted map[api.JobID]handedStatus
 	// failures holds the jobs whose last try failed, retried after SchedulePeriod or sooner
 	// when they change or room is freed.
 	failures map[api.JobID]failure
@@ -185,7 +185,7 @@ func New(mgr manager.Manager, opts Options) (*Scheduler, error) {
 		informers:    &trackedInformers{Informers: mgr.GetCache()},
 		podQueue:     newFIFO[podWork](),
 		loneMessages: map[api.JobID]string{},
-		wanted:       map[api.JobID]schedulingv1beta1.PodGroupStatus{},
+		wanted:       map[api.JobID]handedStatus{},
 		failures:     map[api.JobID]failure{},
 
 		defaultQueueGone: make(chan struct{}, 1),
@@ -453,7 +453,7 @@ func (s *Scheduler) podGroupStatuses(ssn *framework.Session) int {
 		ids[id] = struct{}{}
 	}
 	writes := 0
-	phases := make(map[api.JobID]schedulingv1beta1.PodGroupPhase, len(ids))
+	phases := make(map[api.JobID]cache.DecidedPhase, len(ids))
 	var attempts jobAttempts
 	defer attempts.record()
 	for id := range ids {
@@ -480,7 +480,7 @@ func (s *Scheduler) podGroupStatuses(ssn *framework.Session) int {
 		conds := ssn.JobConditions(id)
 		view := committedView(ssn, j)
 		phase := status.Phase(view, status.Unschedulable(conds))
-		phases[id] = phase
+		phases[id] = cache.DecidedPhase{PodGroupUID: j.PodGroup.UID, Phase: phase}
 		if ssn.WasAttempted(id) {
 			attempts.count(attemptResult(conds))
 		}
@@ -496,8 +496,12 @@ func (s *Scheduler) podGroupStatuses(ssn *framework.Session) int {
 			delete(s.wanted, id)
 			continue
 		}
-		if prev, ok := s.wanted[id]; ok && len(conds) == 0 && prev.Phase == phase && prev.Running == view.Count(api.Running) &&
-			prev.Succeeded == view.Count(api.Succeeded) && prev.Failed == view.Count(api.Failed) {
+		// What was handed over for a PodGroup of the same name made before this one (a restarted
+		// job's) says nothing of this one.
+		prev, handed := s.wanted[id]
+		handed = handed && prev.podGroupUID == j.PodGroup.UID
+		if handed && len(conds) == 0 && prev.status.Phase == phase && prev.status.Running == view.Count(api.Running) &&
+			prev.status.Succeeded == view.Count(api.Succeeded) && prev.status.Failed == view.Count(api.Failed) {
 			// Already handed to the status workers.
 			continue
 		}
@@ -506,10 +510,10 @@ func (s *Scheduler) podGroupStatuses(ssn *framework.Session) int {
 			delete(s.wanted, id)
 			continue
 		}
-		if prev, ok := s.wanted[id]; ok && status.PodGroupEqual(prev, want) {
+		if handed && status.PodGroupEqual(prev.status, want) {
 			continue
 		}
-		s.wanted[id] = want
+		s.wanted[id] = handedStatus{podGroupUID: j.PodGroup.UID, status: want}
 		event := ""
 		for _, c := range conds {
 			if c.Type == schedulingv1beta1.PodGroupUnschedulableType && c.Status == corev1.ConditionTrue && !sameCondition(stored.Conditions, c) {
@@ -517,11 +521,18 @@ func (s *Scheduler) podGroupStatuses(ssn *framework.Session) int {
 			}
 		}
 		urgent := want.Phase == schedulingv1beta1.PodGroupInqueue && stored.Phase != schedulingv1beta1.PodGroupInqueue
-		s.statuses.wantPodGroup(j.Namespace, j.Name, want, conds, event, urgent)
+		s.statuses.wantPodGroup(j.PodGroup, want, conds, event, urgent)
 		writes++
 	}
 	s.cache.SetJobPhases(phases)
 	return writes
+}
+
+// handedStatus is a PodGroup status handed to the status workers, and the UID of the PodGroup it
+// was decided for.
+type handedStatus struct {
+	podGroupUID types.UID
+	status      schedulingv1beta1.PodGroupStatus
 }
 
 // failure records when a job was last tried without success and the capacity epoch then.
@@ -608,9 +619,9 @@ func sameCondition(stored []schedulingv1beta1.PodGroupCondition, c schedulingv1b
 
 // lonePodStatus records a lone pod's decided phase and, when it could not be placed, an event
 // on the pod saying why (once per distinct message).
-func (s *Scheduler) lonePodStatus(ssn *framework.Session, j *api.JobInfo, phases map[api.JobID]schedulingv1beta1.PodGroupPhase) {
+func (s *Scheduler) lonePodStatus(ssn *framework.Session, j *api.JobInfo, phases map[api.JobID]cache.DecidedPhase) {
 	view := committedView(ssn, j)
-	phases[j.UID] = status.Phase(view, false)
+	phases[j.UID] = cache.DecidedPhase{Phase: status.Phase(view, false)}
 	if !ssn.WasAttempted(j.UID) || view.ReadyTaskNum() > 0 || !view.HasPendingTasks() {
 		delete(s.loneMessages, j.UID)
 		return

@@ -42,6 +42,9 @@ type statusKey struct {
 }
 
 type podGroupWrite struct {
+	// uid is the UID of the PodGroup the status was decided for: a PodGroup made anew under the
+	// same name is not written with it.
+	uid types.UID
 	// status is the decided status: phase and counters. Its conditions are the conditions the
 	// cycles decided (conds) merged, at write time, into the stored ones.
 	status schedulingv1beta1.PodGroupStatus
@@ -105,11 +108,11 @@ func newStatusWriter(s *Scheduler) *statusWriter {
 // wantPodGroup hands over a PodGroup's decided status and the conditions decided for it; a
 // write still waiting is replaced, its conditions kept where the new one decides none of
 // their type.
-func (w *statusWriter) wantPodGroup(namespace, name string, st schedulingv1beta1.PodGroupStatus, conds []schedulingv1beta1.PodGroupCondition, event string, urgent bool) {
-	k := statusKey{namespace: namespace, name: name}
+func (w *statusWriter) wantPodGroup(pg *schedulingv1beta1.PodGroup, st schedulingv1beta1.PodGroupStatus, conds []schedulingv1beta1.PodGroupCondition, event string, urgent bool) {
+	k := statusKey{namespace: pg.Namespace, name: pg.Name}
 	wanted := w.s.clock.Now()
 	w.mu.Lock()
-	if old, ok := w.groups[k]; ok {
+	if old, ok := w.groups[k]; ok && old.uid == pg.UID {
 		if event == "" {
 			event = old.event
 		}
@@ -117,7 +120,7 @@ func (w *statusWriter) wantPodGroup(namespace, name string, st schedulingv1beta1
 		wanted = old.wanted
 		conds = status.MergeConditions(old.conds, conds)
 	}
-	w.groups[k] = podGroupWrite{status: st, conds: conds, event: event, urgent: urgent, wanted: wanted}
+	w.groups[k] = podGroupWrite{uid: pg.UID, status: st, conds: conds, event: event, urgent: urgent, wanted: wanted}
 	w.mu.Unlock()
 	w.queue.Add(k)
 }
@@ -269,7 +272,9 @@ func (w *statusWriter) writePodGroup(ctx context.Context, k statusKey) error {
 		return nil
 	}
 	cur := w.s.cache.PodGroup(api.GroupJobID(k.namespace, k.name))
-	if cur == nil {
+	if cur == nil || cur.UID != want.uid {
+		// The PodGroup it was decided for is gone (and perhaps made anew under its name: the
+		// next cycle decides the new one's status).
 		w.forget(k)
 		return nil
 	}
@@ -293,6 +298,11 @@ func (w *statusWriter) writePodGroup(ctx context.Context, k statusKey) error {
 		}
 		w.mu.Lock()
 		if newer, ok := w.groups[k]; ok {
+			if newer.uid != want.uid {
+				// Decided since for a PodGroup made anew under the name: this one is moot.
+				w.mu.Unlock()
+				return nil
+			}
 			newer.conds = status.MergeConditions(want.conds, newer.conds)
 			if newer.event == "" {
 				newer.event = want.event

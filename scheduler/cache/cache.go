@@ -900,40 +900,54 @@ func (c *Cache) refreshPodLocked(uid types.UID) {
 	c.addPodLocked(pod, prev)
 }
 
+// DecidedPhase is a phase the scheduler decided for a job, and the UID of the PodGroup it
+// decided it for (empty for a lone pod).
+type DecidedPhase struct {
+	PodGroupUID types.UID
+	Phase       schedulingv1beta1.PodGroupPhase
+}
+
 // SetJobPhase records the phase the scheduler decided for a job, to be used until the PodGroup
 // as seen through the API shows it (or, for a lone pod, for as long as the pod exists).
-func (c *Cache) SetJobPhase(id api.JobID, phase schedulingv1beta1.PodGroupPhase) {
+func (c *Cache) SetJobPhase(id api.JobID, decided DecidedPhase) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.setJobPhaseLocked(id, phase)
+	c.setJobPhaseLocked(id, decided)
 }
 
 // SetJobPhases records many decided phases at once.
-func (c *Cache) SetJobPhases(phases map[api.JobID]schedulingv1beta1.PodGroupPhase) {
+func (c *Cache) SetJobPhases(phases map[api.JobID]DecidedPhase) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for id, phase := range phases {
-		c.setJobPhaseLocked(id, phase)
+	for id, decided := range phases {
+		c.setJobPhaseLocked(id, decided)
 	}
 }
 
-func (c *Cache) setJobPhaseLocked(id api.JobID, phase schedulingv1beta1.PodGroupPhase) {
+func (c *Cache) setJobPhaseLocked(id api.JobID, decided DecidedPhase) {
 	j, ok := c.jobs[id]
-	if !ok || j.Phase == phase {
+	if !ok {
 		return
 	}
-	var uid types.UID
+	if decided.PodGroupUID != "" && (j.PodGroup == nil || j.PodGroup.UID != decided.PodGroupUID) {
+		// The PodGroup the phase was decided for is gone, perhaps made anew under the same name
+		// (a restarted job) while the cycle ran: the new one has a phase of its own to be
+		// decided, not this one.
+		return
+	}
+	if j.Phase == decided.Phase {
+		return
+	}
 	if j.PodGroup != nil {
-		uid = j.PodGroup.UID
-		if j.PodGroup.Status.Phase == phase {
+		if j.PodGroup.Status.Phase == decided.Phase {
 			delete(c.assumedPhase, id)
 		} else {
-			c.assumedPhase[id] = assumedPhase{podGroupUID: uid, phase: phase}
+			c.assumedPhase[id] = assumedPhase{podGroupUID: j.PodGroup.UID, phase: decided.Phase}
 		}
 	} else {
-		c.assumedPhase[id] = assumedPhase{phase: phase}
+		c.assumedPhase[id] = assumedPhase{phase: decided.Phase}
 	}
-	j.Phase = phase
+	j.Phase = decided.Phase
 	c.dirtyJobs[id] = struct{}{}
 }
 

@@ -321,7 +321,7 @@ func TestAssumedPhaseHoldsUntilSeen(t *testing.T) {
 	pg := st.MakePodGroup("ns", "pg", 1).Obj()
 	c := st.NewCache(t, pg)
 	s := snapshot.New()
-	c.SetJobPhase("ns/pg", schedulingv1beta1.PodGroupInqueue)
+	c.SetJobPhase("ns/pg", cache.DecidedPhase{PodGroupUID: pg.UID, Phase: schedulingv1beta1.PodGroupInqueue})
 	// An update that does not show the new phase yet keeps the decided one.
 	c.AddPodGroup(pg.DeepCopy())
 	c.UpdateSnapshot(s)
@@ -335,6 +335,24 @@ func TestAssumedPhaseHoldsUntilSeen(t *testing.T) {
 	back := pg.DeepCopy()
 	back.Status.Phase = schedulingv1beta1.PodGroupPending
 	c.AddPodGroup(back)
+	c.UpdateSnapshot(s)
+	if got := s.Jobs["ns/pg"].Phase; got != schedulingv1beta1.PodGroupPending {
+		t.Fatalf("phase = %s, want Pending", got)
+	}
+}
+
+// A phase decided for a PodGroup that has since been made anew under its name (a restarted job's)
+// is not taken for the new one, which starts Pending.
+func TestDecidedPhaseOfAPodGroupMadeAnewIsDropped(t *testing.T) {
+	old := st.MakePodGroup("ns", "pg", 1).Obj()
+	c := st.NewCache(t, old)
+	c.DeletePodGroup("ns", "pg")
+	renewed := st.MakePodGroup("ns", "pg", 1).Obj()
+	renewed.UID = "pg-renewed"
+	c.AddPodGroup(renewed)
+	// The cycle that ran meanwhile decided the old one's phase.
+	c.SetJobPhase("ns/pg", cache.DecidedPhase{PodGroupUID: old.UID, Phase: schedulingv1beta1.PodGroupInqueue})
+	s := snapshot.New()
 	c.UpdateSnapshot(s)
 	if got := s.Jobs["ns/pg"].Phase; got != schedulingv1beta1.PodGroupPending {
 		t.Fatalf("phase = %s, want Pending", got)
