@@ -48,22 +48,10 @@ type cause struct {
 // causeCluster builds the cluster of one cause in the spec's namespace.
 type causeCluster struct{ ns string }
 
-// node creates a Ready node of 4 cpu and 8Gi in zone a, then changes it with mutate.
+// node creates a Ready node of 4 cpu and 8Gi in zone a, changed by mutate before it is created.
 func (c *causeCluster) node(mutate ...func(*corev1.Node)) *corev1.Node {
 	GinkgoHelper()
-	n := createNode(uniqueName("cause"), resources("cpu", "4", "memory", "8Gi"), map[string]string{corev1.LabelTopologyZone: "a"})
-	if len(mutate) == 0 {
-		return n
-	}
-	ctx := context.Background()
-	for _, m := range mutate {
-		m(n)
-	}
-	status := n.Status
-	Expect(k8s.Update(ctx, n)).To(Succeed())
-	n.Status = status
-	Expect(k8s.Status().Update(ctx, n)).To(Succeed())
-	return n
+	return createNode(uniqueName("cause"), resources("cpu", "4", "memory", "8Gi"), map[string]string{corev1.LabelTopologyZone: "a"}, mutate...)
 }
 
 // pod creates the pod that cannot be placed, of 1 cpu, in its PodGroup.

@@ -112,27 +112,32 @@ func startScheduler(opts scheduler.Options) *scheduler.Scheduler {
 	return s
 }
 
-// createNode creates a Ready node offering the given resources and deletes it when the spec ends.
-func createNode(name string, allocatable corev1.ResourceList, labels map[string]string) *corev1.Node {
+// createNode creates a Ready node offering the given resources, changed by mutate, and deletes it
+// when the spec ends.
+func createNode(name string, allocatable corev1.ResourceList, labels map[string]string, mutate ...func(*corev1.Node)) *corev1.Node {
 	GinkgoHelper()
 	ctx := context.Background()
 	if _, ok := allocatable[corev1.ResourcePods]; !ok {
 		allocatable[corev1.ResourcePods] = resource.MustParse("110")
 	}
-	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
-	Expect(k8s.Create(ctx, node)).To(Succeed())
-	DeferCleanup(func() {
-		Expect(client.IgnoreNotFound(k8s.Delete(context.Background(), node))).To(Succeed())
-	})
-	node.Status = corev1.NodeStatus{
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}, Status: corev1.NodeStatus{
 		Capacity:    allocatable.DeepCopy(),
 		Allocatable: allocatable,
 		Conditions: []corev1.NodeCondition{{
 			Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady",
 			LastHeartbeatTime: metav1.Now(), LastTransitionTime: metav1.Now(),
 		}},
+	}}
+	// The node is created as mutate leaves it, status included (the API server keeps a new
+	// node's status, as a kubelet registers it), so that the scheduler never sees it otherwise: a
+	// node seen untainted for a moment could take a pod a spec means to be refused.
+	for _, m := range mutate {
+		m(node)
 	}
-	Expect(k8s.Status().Update(ctx, node)).To(Succeed())
+	Expect(k8s.Create(ctx, node)).To(Succeed())
+	DeferCleanup(func() {
+		Expect(client.IgnoreNotFound(k8s.Delete(context.Background(), node))).To(Succeed())
+	})
 	return node
 }
 
