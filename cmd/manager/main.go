@@ -183,6 +183,10 @@ func run() error {
 		LeaderElection:          o.leaderElect,
 		LeaderElectionID:        controllers.LeaderElectionID,
 		LeaderElectionNamespace: o.leaderElectionNS,
+		// The process ends as soon as the manager stops (run returns), so the lease can be given
+		// up then: a replacement replica (a rolling update, a drained node) takes over at once
+		// instead of waiting out the lease.
+		LeaderElectionReleaseOnCancel: true,
 	})
 	if err != nil {
 		return fmt.Errorf("creating the manager: %w", err)

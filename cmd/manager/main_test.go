@@ -32,13 +32,17 @@ import (
 	"testing"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/yaml"
 
+	"github.com/caldera-sh/caldera/controllers"
 	"github.com/caldera-sh/caldera/internal/testing/framework"
 )
 
@@ -266,6 +270,49 @@ func TestReadyzOfTheBinary(t *testing.T) {
 			t.Fatalf("the manager did not elect itself leader within %s (--leader-elect defaults to true)", framework.Timeout)
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// A manager that stops gives up its leader-election lease, so that the replica replacing it (a
+// rolling update, a drained node) leads at once instead of waiting out the lease.
+func TestStoppedManagerGivesUpItsLease(t *testing.T) {
+	f := controlPlane(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "lease-release"}}
+	if err := f.Client.Create(ctx, ns); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = f.Client.Delete(context.Background(), ns) })
+	p := startManager(t, dir, "--kubeconfig="+adminKubeconfig(t, f, dir), "--leader-election-namespace="+ns.Name,
+		"--metrics-bind-address=0", "--health-probe-bind-address=0")
+	key := client.ObjectKey{Namespace: ns.Name, Name: controllers.LeaderElectionID}
+	holder := func() string {
+		t.Helper()
+		var lease coordinationv1.Lease
+		if err := f.Client.Get(ctx, key, &lease); err != nil {
+			if apierrors.IsNotFound(err) {
+				return ""
+			}
+			t.Fatal(err)
+		}
+		return ptr.Deref(lease.Spec.HolderIdentity, "")
+	}
+	deadline := time.Now().Add(framework.Timeout)
+	for holder() == "" {
+		if err := p.Exited(); err != nil {
+			t.Fatal(err)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the manager took no lease %s within %s", key, framework.Timeout)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err := p.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if h := holder(); h != "" {
+		t.Errorf("after the manager stopped, lease %s is still held by %q; want it given up", key, h)
 	}
 }
 
