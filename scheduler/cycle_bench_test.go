@@ -19,6 +19,8 @@ package scheduler
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -30,6 +32,7 @@ import (
 	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
 	"github.com/caldera-sh/caldera/scheduler/api"
 	"github.com/caldera-sh/caldera/scheduler/cache"
+	"github.com/caldera-sh/caldera/scheduler/framework"
 	st "github.com/caldera-sh/caldera/scheduler/internal/testing"
 	"github.com/caldera-sh/caldera/scheduler/registry"
 	"github.com/caldera-sh/caldera/scheduler/snapshot"
@@ -170,8 +173,15 @@ func (s *Scheduler) podQueueLast() podWork {
 
 // BenchmarkCyclePlaceGangs measures the cycle that places many waiting gangs at once on empty
 // nodes (4 CPU, 32Gi), for the shapes of BenchmarkScheduling: all are admitted and placed in
-// one cycle.
+// one cycle. Each shape runs with the default configuration and with the one make bench compares
+// it with (hack/bench/capacity-topology.conf: capacity in place of proportion, and
+// network-topology-aware), so the scheduler's own cost of the two is seen apart from the API
+// server's.
 func BenchmarkCyclePlaceGangs(b *testing.B) {
+	capacityTopology, err := os.ReadFile(filepath.Join("..", "hack", "bench", "capacity-topology.conf"))
+	if err != nil {
+		b.Fatal(err)
+	}
 	for _, w := range []struct {
 		name                    string
 		nodes, groups, perGroup int
@@ -180,28 +190,45 @@ func BenchmarkCyclePlaceGangs(b *testing.B) {
 		{"1000Nodes_20GangsOf500", 1000, 20, 500},
 		{"5000Nodes_1000GangsOf3", 5000, 1000, 3},
 	} {
-		b.Run(w.name, func(b *testing.B) {
-			for i := 0; i < b.N; i++ {
-				b.StopTimer()
-				c := cache.New([]string{st.SchedulerName}, schedulingv1beta1.DefaultQueue)
-				c.AddQueue(st.MakeQueue("default", 1).Obj())
-				for n := 0; n < w.nodes; n++ {
-					c.AddNode(st.MakeNode(fmt.Sprintf("node-%d", n), "4", "32Gi").Obj())
-				}
-				for g := 0; g < w.groups; g++ {
-					name := fmt.Sprintf("pg-%d", g)
-					c.AddPodGroup(st.MakePodGroup("bench", name, int32(w.perGroup)).Obj())
-					for p := 0; p < w.perGroup; p++ {
-						c.AddPod(st.MakePod("bench", fmt.Sprintf("%s-%d", name, p)).Group(name).Req("100m", "500Mi").Obj())
-					}
-				}
-				s := newOffline(b, c)
-				b.StartTimer()
-				stats := s.RunOnce(context.Background())
-				if stats.Binds != w.groups*w.perGroup {
-					b.Fatalf("bound %d pods, want %d", stats.Binds, w.groups*w.perGroup)
-				}
+		for _, conf := range []struct {
+			name string
+			data []byte
+		}{{"default", nil}, {"capacity-topology", capacityTopology}} {
+			b.Run(w.name+"/"+conf.name, func(b *testing.B) {
+				placeGangs(b, w.nodes, w.groups, w.perGroup, conf.data)
+			})
+		}
+	}
+}
+
+// placeGangs runs BenchmarkCyclePlaceGangs for one shape and configuration (nil: the default).
+func placeGangs(b *testing.B, nodes, groups, perGroup int, conf []byte) {
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		c := cache.New([]string{st.SchedulerName}, schedulingv1beta1.DefaultQueue)
+		c.AddQueue(st.MakeQueue("default", 1).Obj())
+		for n := 0; n < nodes; n++ {
+			c.AddNode(st.MakeNode(fmt.Sprintf("node-%d", n), "4", "32Gi").Obj())
+		}
+		for g := 0; g < groups; g++ {
+			name := fmt.Sprintf("pg-%d", g)
+			c.AddPodGroup(st.MakePodGroup("bench", name, int32(perGroup)).Obj())
+			for p := 0; p < perGroup; p++ {
+				c.AddPod(st.MakePod("bench", fmt.Sprintf("%s-%d", name, p)).Group(name).Req("100m", "500Mi").Obj())
 			}
-		})
+		}
+		s := newOffline(b, c)
+		if conf != nil {
+			cfg, err := framework.Load(conf, s.registry)
+			if err != nil {
+				b.Fatal(err)
+			}
+			s.config.Store(cfg)
+		}
+		b.StartTimer()
+		stats := s.RunOnce(context.Background())
+		if stats.Binds != groups*perGroup {
+			b.Fatalf("bound %d pods, want %d", stats.Binds, groups*perGroup)
+		}
 	}
 }

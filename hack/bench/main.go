@@ -26,7 +26,9 @@ limitations under the License.
 // as scheduled when it is bound, and all objects exist before the manager starts. Before the
 // manager starts, the API server's own ceiling is measured on the same server: as many pods
 // bound to precomputed nodes by 16 workers with the client settings of the scheduler's bind
-// client (protobuf, no client-side throttling). The manager binds with 16 workers too.
+// client (protobuf, no client-side throttling). The manager binds with 16 workers too. With
+// -compare FILE they measure the default configuration against FILE instead, -rounds times on
+// one server (compareConfigurations).
 //
 // The jobs workload submits one-pod Volcano jobs (each pod runs 1 s on a KWOK node) from 16
 // client workers, as a hyper-parameter sweep or an Argo Workflows fan-out does, and counts the
@@ -106,6 +108,10 @@ type bench struct {
 	// schedulerConf is a scheduler configuration file for the manager (--scheduler-conf); empty
 	// runs the default configuration.
 	schedulerConf string
+	// compare is a scheduler configuration file the scheduling workloads measure against the
+	// default, rounds times on one server; empty measures one configuration once.
+	compare string
+	rounds  int
 }
 
 // pprofAddress is where the manager serves Go's profiling endpoints when -profile is set.
@@ -119,7 +125,9 @@ func main() {
 	names := flag.String("workloads", "", "Comma-separated workloads to run; empty runs all.")
 	keep := flag.Bool("keep", false, "Keep the data folder (logs, audit logs) after the run.")
 	profile := flag.Duration("profile", 0, "Profile the manager's CPU for this long once each workload's measured part begins (cpu.pprof in the workload's folder; the scale workload also keeps heap.pprof at rest; implies -keep).")
-	schedulerConf := flag.String("scheduler-conf", "", "A scheduler configuration file to run the manager with (its --scheduler-conf), to compare a configuration with the default; empty runs the default, as make bench does.")
+	schedulerConf := flag.String("scheduler-conf", "", "A scheduler configuration file to run the manager with (its --scheduler-conf); empty runs the default, as make bench does.")
+	compare := flag.String("compare", "", "A scheduler configuration file to compare with the default: each scheduling workload runs both on one server, -rounds times, alternating, each against a ceiling measured just before it, and reports the ratios' medians and ranges.")
+	rounds := flag.Int("rounds", 3, "With -compare: how many rounds of both configurations each workload runs.")
 	flag.Parse()
 	// The benchmark's own clients log through controller-runtime and klog: errors only.
 	logger := zap.New(zap.WriteTo(os.Stderr), zap.Level(zapcore.ErrorLevel))
@@ -140,12 +148,25 @@ func main() {
 		fmt.Fprintln(os.Stderr)
 		os.Exit(2)
 	}
+	if *compare != "" {
+		if *schedulerConf != "" || *rounds < 1 {
+			fmt.Fprintln(os.Stderr, "-compare measures the default against its file: it takes no -scheduler-conf, and -rounds of at least 1")
+			os.Exit(2)
+		}
+		for _, w := range chosen {
+			if w.family != "scheduling" {
+				fmt.Fprintf(os.Stderr, "-compare runs scheduling workloads only; %s is a %s workload\n", w.name, w.family)
+				os.Exit(2)
+			}
+		}
+	}
+	b := &bench{profile: *profile, schedulerConf: *schedulerConf, compare: *compare, rounds: *rounds}
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
-	os.Exit(run(ctx, chosen, *keep || *profile > 0, *profile, *schedulerConf))
+	os.Exit(run(ctx, b, chosen, *keep || *profile > 0))
 }
 
-func run(ctx context.Context, chosen []workload, keep bool, profile time.Duration, schedulerConf string) int {
+func run(ctx context.Context, b *bench, chosen []workload, keep bool) int {
 	dataDir, err := os.MkdirTemp("", "caldera-bench-")
 	if err != nil {
 		say("%v", err)
@@ -159,7 +180,6 @@ func run(ctx context.Context, chosen []workload, keep bool, profile time.Duratio
 		_ = os.RemoveAll(dataDir)
 	}()
 	say("data folder %s", dataDir)
-	b := &bench{profile: profile, schedulerConf: schedulerConf}
 	if b.managerBinary, err = framework.BuildManager(ctx, dataDir); err != nil {
 		say("%v", err)
 		return 1
@@ -217,16 +237,16 @@ func printTable(family string, rows []row, chosen []workload) {
 }
 
 // startManager starts the shipped manager against kubeconfig with its default configuration (or
-// -scheduler-conf's), logging into dir. Only what a process outside a cluster must be told is set: the lease's
+// the scheduler configuration file schedulerConf), logging into dir. Only what a process outside a cluster must be told is set: the lease's
 // namespace, plain-HTTP metrics on a local port for the benchmark to read, and no probe listener.
-func (b *bench) startManager(dir, kubeconfig string) (*framework.Process, error) {
+func (b *bench) startManager(dir, kubeconfig, schedulerConf string) (*framework.Process, error) {
 	args := []string{"--kubeconfig", kubeconfig, "--leader-election-namespace", leaseNamespace,
 		"--metrics-bind-address=" + metricsAddress, "--metrics-secure=false", "--health-probe-bind-address=0"}
 	if b.profile > 0 {
 		args = append(args, "--pprof-bind-address="+pprofAddress)
 	}
-	if b.schedulerConf != "" {
-		args = append(args, "--scheduler-conf="+b.schedulerConf)
+	if schedulerConf != "" {
+		args = append(args, "--scheduler-conf="+schedulerConf)
 	}
 	cmd := exec.Command(b.managerBinary, args...)
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
@@ -249,7 +269,7 @@ func (b *bench) startManagerOn(ctx context.Context, f *framework.Framework, dir 
 	if err := framework.WriteKubeconfig(f.Config, kubeconfig); err != nil {
 		return nil, err
 	}
-	manager, err := b.startManager(dir, kubeconfig)
+	manager, err := b.startManager(dir, kubeconfig, b.schedulerConf)
 	if err != nil {
 		return nil, err
 	}

@@ -20,12 +20,16 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
 	topologyv1alpha1 "github.com/caldera-sh/caldera/api/topology/v1alpha1"
@@ -59,115 +63,276 @@ func plainControlPlane(dir string) (*framework.Framework, kubernetes.Interface, 
 type racks struct{ blocks, racksPerBlock int }
 
 // schedulingWorkload is groups PodGroups of size pods each on nodes plain nodes, laid out in
-// racks when layout is not nil.
+// racks when layout is not nil. With -compare it measures the default configuration against
+// another one on the same server instead (compareConfigurations).
 func schedulingWorkload(nodes, groups, size int, layout *racks) func(ctx context.Context, b *bench, dir string) (row, error) {
 	return func(ctx context.Context, b *bench, dir string) (row, error) {
-		f, kube, err := plainControlPlane(dir)
+		s, err := newSchedulingRun(ctx, dir, nodes, groups, size, layout)
 		if err != nil {
 			return row{}, err
 		}
-		defer func() { _ = f.Stop() }()
-		for _, ns := range []string{"bench", "ceiling"} {
-			if _, err := kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
-				return row{}, err
-			}
+		defer func() { _ = s.f.Stop() }()
+		if b.compare != "" {
+			return s.compareConfigurations(ctx, b)
 		}
-		total := groups * size
-		nodeNames, err := perf.CreateNodes(ctx, kube, nodes)
+		// The API server's ceiling, before the manager starts; then the workload and the manager.
+		ceiling, err := s.ceiling(ctx)
 		if err != nil {
 			return row{}, err
 		}
-
-		// The API server's ceiling, before the manager starts.
-		if err := perf.CreatePods(ctx, kube, "ceiling", "ceiling", total, 1); err != nil {
+		if err := s.fill(ctx); err != nil {
 			return row{}, err
 		}
-		ceilingWatch, err := perf.WatchBinds(kube, "ceiling")
+		m, err := s.schedule(ctx, b, b.schedulerConf, true)
 		if err != nil {
 			return row{}, err
-		}
-		err = perf.Parallel(total, benchWorkers, func(i int) error {
-			return kube.CoreV1().Pods("ceiling").Bind(ctx, &corev1.Binding{
-				ObjectMeta: metav1.ObjectMeta{Namespace: "ceiling", Name: fmt.Sprintf("p-%d", i)},
-				Target:     corev1.ObjectReference{Kind: "Node", Name: nodeNames[i%len(nodeNames)]},
-			}, metav1.CreateOptions{})
-		})
-		if err != nil {
-			return row{}, err
-		}
-		ceiling, err := ceilingWatch.Wait(ctx, 0, total, 10*time.Minute)
-		ceilingWatch.Stop()
-		if err != nil {
-			return row{}, fmt.Errorf("the ceiling: %w", err)
-		}
-		// The ceiling's pods go, so that the manager starts on the workload alone: nodes,
-		// PodGroups and their pods. With no kubelet behind the nodes, they go at once.
-		if err := perf.DeletePods(ctx, kube, "ceiling"); err != nil {
-			return row{}, fmt.Errorf("deleting the ceiling's pods: %w", err)
-		}
-
-		// The workload, then the manager.
-		var topology *schedulingv1beta1.NetworkTopologySpec
-		if layout != nil {
-			if err := createRacks(ctx, f, nodeNames, *layout); err != nil {
-				return row{}, err
-			}
-			topology = &schedulingv1beta1.NetworkTopologySpec{Mode: "hard", HighestTierAllowed: ptr.To[int32](1)}
-		}
-		err = perf.Parallel(groups, 32, func(i int) error {
-			return f.Client.Create(ctx, &schedulingv1beta1.PodGroup{
-				ObjectMeta: metav1.ObjectMeta{Namespace: "bench", Name: fmt.Sprintf("g-%d", i)},
-				Spec:       schedulingv1beta1.PodGroupSpec{MinMember: int32(size), Queue: schedulingv1beta1.DefaultQueue, NetworkTopology: topology},
-			})
-		})
-		if err != nil {
-			return row{}, err
-		}
-		if err := perf.CreatePods(ctx, kube, "bench", "volcano", groups, size); err != nil {
-			return row{}, err
-		}
-		watch, err := perf.WatchBinds(kube, "bench")
-		if err != nil {
-			return row{}, err
-		}
-		defer watch.Stop()
-		kubeconfig := filepath.Join(dir, "kubeconfig")
-		if err := framework.WriteKubeconfig(f.Config, kubeconfig); err != nil {
-			return row{}, err
-		}
-		started := time.Now()
-		manager, err := b.startManager(dir, kubeconfig)
-		if err != nil {
-			return row{}, err
-		}
-		b.startProfile(ctx, dir)
-		ours, waitErr := watch.Wait(ctx, 0, total, 20*time.Minute)
-		rss, rssErr := peakRSS(manager.Pid())
-		var led time.Time
-		if waitErr == nil {
-			led, waitErr = leaseAcquired(ctx, kube)
-		}
-		if exited := manager.Exited(); exited != nil {
-			waitErr = fmt.Errorf("the manager exited: %w\n%s", exited, manager.Tail(20))
-		}
-		_ = manager.Stop()
-		if waitErr != nil {
-			return row{}, waitErr
-		}
-		if rssErr != nil {
-			return row{}, rssErr
 		}
 		var r row
-		r.add("pods", "%d", total)
+		r.add("pods", "%d", s.total())
 		r.add("ceiling pods/s", "%.0f", ceiling.PodsPerSecond)
-		r.add("Caldera pods/s", "%.0f", ours.PodsPerSecond)
-		r.add("ratio", "%.2f", ours.PodsPerSecond/ceiling.PodsPerSecond)
-		r.add("longest pause", "%d ms", ours.MaxGap.Milliseconds())
-		r.add("first bind after start", "%.2f s", ours.First.Sub(started).Seconds())
-		r.add("first bind after lease", "%.2f s", ours.First.Sub(led).Seconds())
-		r.add("peak RSS", "%.0f MiB", rss)
+		r.add("Caldera pods/s", "%.0f", m.PodsPerSecond)
+		r.add("ratio", "%.2f", m.PodsPerSecond/ceiling.PodsPerSecond)
+		r.add("longest pause", "%d ms", m.MaxGap.Milliseconds())
+		r.add("first bind after start", "%.2f s", m.First.Sub(m.started).Seconds())
+		r.add("first bind after lease", "%.2f s", m.First.Sub(m.led).Seconds())
+		r.add("peak RSS", "%.0f MiB", m.rss)
 		return r, nil
 	}
+}
+
+// schedulingRun is one scheduling workload's control plane: plain nodes (in racks when asked)
+// and the namespaces of the ceiling's pods and of the workload's.
+type schedulingRun struct {
+	f            *framework.Framework
+	kube         kubernetes.Interface
+	dir          string
+	nodes        []string
+	groups, size int
+	topology     *schedulingv1beta1.NetworkTopologySpec
+}
+
+// newSchedulingRun starts the control plane and makes the nodes (and the HyperNodes of layout).
+func newSchedulingRun(ctx context.Context, dir string, nodes, groups, size int, layout *racks) (*schedulingRun, error) {
+	f, kube, err := plainControlPlane(dir)
+	if err != nil {
+		return nil, err
+	}
+	s := &schedulingRun{f: f, kube: kube, dir: dir, groups: groups, size: size}
+	err = func() error {
+		for _, ns := range []string{benchNamespace, "ceiling"} {
+			if _, err := kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+				return err
+			}
+		}
+		if s.nodes, err = perf.CreateNodes(ctx, kube, nodes); err != nil {
+			return err
+		}
+		if layout != nil {
+			if err := createRacks(ctx, f, s.nodes, *layout); err != nil {
+				return err
+			}
+			s.topology = &schedulingv1beta1.NetworkTopologySpec{Mode: "hard", HighestTierAllowed: ptr.To[int32](1)}
+		}
+		return framework.WriteKubeconfig(f.Config, s.kubeconfig())
+	}()
+	if err != nil {
+		_ = f.Stop()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *schedulingRun) total() int { return s.groups * s.size }
+
+func (s *schedulingRun) kubeconfig() string { return filepath.Join(s.dir, "kubeconfig") }
+
+// ceiling measures the API server's own bind rate: as many pods as the workload's, bound to
+// precomputed nodes by benchWorkers workers. Its pods are deleted afterwards, so that the manager
+// starts on the workload alone; with no kubelet behind the nodes, they go at once.
+func (s *schedulingRun) ceiling(ctx context.Context) (perf.Throughput, error) {
+	total := s.total()
+	if err := perf.CreatePods(ctx, s.kube, "ceiling", "ceiling", total, 1); err != nil {
+		return perf.Throughput{}, err
+	}
+	watch, err := perf.WatchBinds(s.kube, "ceiling")
+	if err != nil {
+		return perf.Throughput{}, err
+	}
+	defer watch.Stop()
+	err = perf.Parallel(total, benchWorkers, func(i int) error {
+		return s.kube.CoreV1().Pods("ceiling").Bind(ctx, &corev1.Binding{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "ceiling", Name: fmt.Sprintf("p-%d", i)},
+			Target:     corev1.ObjectReference{Kind: "Node", Name: s.nodes[i%len(s.nodes)]},
+		}, metav1.CreateOptions{})
+	})
+	if err != nil {
+		return perf.Throughput{}, err
+	}
+	ceiling, err := watch.Wait(ctx, 0, total, 10*time.Minute)
+	if err != nil {
+		return perf.Throughput{}, fmt.Errorf("the ceiling: %w", err)
+	}
+	if err := perf.DeletePods(ctx, s.kube, "ceiling"); err != nil {
+		return perf.Throughput{}, fmt.Errorf("deleting the ceiling's pods: %w", err)
+	}
+	return ceiling, nil
+}
+
+// fill makes the workload: its PodGroups, then their pods, all pending.
+func (s *schedulingRun) fill(ctx context.Context) error {
+	err := perf.Parallel(s.groups, 32, func(i int) error {
+		return s.f.Client.Create(ctx, &schedulingv1beta1.PodGroup{
+			ObjectMeta: metav1.ObjectMeta{Namespace: benchNamespace, Name: fmt.Sprintf("g-%d", i)},
+			Spec:       schedulingv1beta1.PodGroupSpec{MinMember: int32(s.size), Queue: schedulingv1beta1.DefaultQueue, NetworkTopology: s.topology},
+		})
+	})
+	if err != nil {
+		return err
+	}
+	return perf.CreatePods(ctx, s.kube, benchNamespace, "volcano", s.groups, s.size)
+}
+
+// clear deletes the workload's pods and PodGroups. The stopped manager gave up its lease, so the
+// next one leads at once, as the first did.
+func (s *schedulingRun) clear(ctx context.Context) error {
+	if err := perf.DeletePods(ctx, s.kube, benchNamespace); err != nil {
+		return fmt.Errorf("deleting the workload's pods: %w", err)
+	}
+	if err := s.f.Client.DeleteAllOf(ctx, &schedulingv1beta1.PodGroup{}, client.InNamespace(benchNamespace)); err != nil {
+		return fmt.Errorf("deleting the workload's PodGroups: %w", err)
+	}
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 5*time.Minute, true, func(ctx context.Context) (bool, error) {
+		var list schedulingv1beta1.PodGroupList
+		if err := s.f.Client.List(ctx, &list, client.InNamespace(benchNamespace), client.Limit(1)); err != nil {
+			return false, err
+		}
+		return len(list.Items) == 0, nil
+	})
+	if err != nil {
+		return fmt.Errorf("waiting for the workload's PodGroups to go: %w", err)
+	}
+	return nil
+}
+
+// scheduled is what one manager run did: its binds, when it started and took the lease, and its
+// peak RSS.
+type scheduled struct {
+	perf.Throughput
+	started, led time.Time
+	rss          float64
+}
+
+// schedule starts the manager with the scheduler configuration file conf (empty: the default),
+// waits until it has bound every pod of the workload, and stops it. profile takes the CPU profile
+// -profile asks for.
+func (s *schedulingRun) schedule(ctx context.Context, b *bench, conf string, profile bool) (scheduled, error) {
+	watch, err := perf.WatchBinds(s.kube, benchNamespace)
+	if err != nil {
+		return scheduled{}, err
+	}
+	defer watch.Stop()
+	m := scheduled{started: time.Now()}
+	manager, err := b.startManager(s.dir, s.kubeconfig(), conf)
+	if err != nil {
+		return scheduled{}, err
+	}
+	if profile {
+		b.startProfile(ctx, s.dir)
+	}
+	var rssErr error
+	m.Throughput, err = watch.Wait(ctx, 0, s.total(), 20*time.Minute)
+	m.rss, rssErr = peakRSS(manager.Pid())
+	if err == nil {
+		m.led, err = leaseAcquired(ctx, s.kube)
+	}
+	if exited := manager.Exited(); exited != nil {
+		err = fmt.Errorf("the manager exited: %w\n%s", exited, manager.Tail(20))
+	}
+	_ = manager.Stop()
+	if err != nil {
+		return scheduled{}, err
+	}
+	return m, rssErr
+}
+
+// compareConfigurations measures the default scheduler configuration and -compare's on this one
+// server, -rounds times, alternating which goes first. Each manager run has the ceiling measured
+// just before it, and the workload made afresh. A server's ceiling varies by a fifth from one
+// minute to the next on a small machine, and by more from one server to another; comparing the
+// two configurations round by round, on the same server and each against its own ceiling, is what
+// shows a difference of a few percent.
+func (s *schedulingRun) compareConfigurations(ctx context.Context, b *bench) (row, error) {
+	type run struct {
+		ceiling, pods float64
+	}
+	confs := []string{"", b.compare}
+	runs := make([][]run, len(confs)) // by configuration, one per round
+	for round := range b.rounds {
+		for k := range confs {
+			c := (k + round) % len(confs) // alternate the order round by round
+			ceiling, err := s.ceiling(ctx)
+			if err != nil {
+				return row{}, err
+			}
+			if err := s.fill(ctx); err != nil {
+				return row{}, err
+			}
+			m, err := s.schedule(ctx, b, confs[c], false)
+			if err != nil {
+				return row{}, err
+			}
+			if err := s.clear(ctx); err != nil {
+				return row{}, err
+			}
+			runs[c] = append(runs[c], run{ceiling: ceiling.PodsPerSecond, pods: m.PodsPerSecond})
+			say("%s: round %d, %s: ceiling %.0f pods/s, manager %.0f pods/s, ratio %.2f", filepath.Base(s.dir), round+1,
+				confName(confs[c]), ceiling.PodsPerSecond, m.PodsPerSecond, m.PodsPerSecond/ceiling.PodsPerSecond)
+		}
+	}
+	var ceilings []float64
+	ratios := make([][]float64, len(confs))
+	for c := range confs {
+		for _, r := range runs[c] {
+			ceilings = append(ceilings, r.ceiling)
+			ratios[c] = append(ratios[c], r.pods/r.ceiling)
+		}
+	}
+	paired := make([]float64, b.rounds)
+	for round := range paired {
+		paired[round] = ratios[1][round] / ratios[0][round]
+	}
+	var r row
+	r.add("pods", "%d", s.total())
+	r.add("rounds", "%d", b.rounds)
+	r.add("ceiling pods/s", "%s", spread(ceilings, "%.0f"))
+	r.add("default: ratio", "%s", spread(ratios[0], "%.2f"))
+	r.add(confName(b.compare)+": ratio", "%s", spread(ratios[1], "%.2f"))
+	r.add(confName(b.compare)+" / default", "%s", spread(paired, "%.3f"))
+	return r, nil
+}
+
+// confName names a scheduler configuration file by its base name without extension; empty is
+// the default configuration.
+func confName(conf string) string {
+	if conf == "" {
+		return "default"
+	}
+	return strings.TrimSuffix(filepath.Base(conf), filepath.Ext(conf))
+}
+
+// spread formats the median of values and, for more than one, their range: "0.91 (0.85–0.97)".
+func spread(values []float64, format string) string {
+	sorted := slices.Clone(values)
+	slices.Sort(sorted)
+	n := len(sorted)
+	median := sorted[n/2]
+	if n%2 == 0 {
+		median = (sorted[n/2-1] + sorted[n/2]) / 2
+	}
+	if n == 1 {
+		return fmt.Sprintf(format, median)
+	}
+	return fmt.Sprintf(format+" ("+format+"–"+format+")", median, sorted[0], sorted[n-1])
 }
 
 // leaseAcquired returns when the manager took the leader-election lease: a manager that waits as
