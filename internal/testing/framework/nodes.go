@@ -176,8 +176,11 @@ func (f *Framework) createNodes(ctx context.Context, prefix string, ipOffset, co
 	return names, nil
 }
 
-// WaitForNodesReady waits until every named node has the condition Ready=True, for at most
-// Timeout. It fails at once, with KWOK's log, when KWOK is not running.
+// WaitForNodesReady waits until every named node has the condition Ready=True and, when
+// kube-controller-manager runs, until its node lifecycle controller has lifted the taint
+// node.kubernetes.io/not-ready that the API server puts on a new node, for at most Timeout. Until
+// then a node is Ready but takes no pod. It fails at once, with KWOK's log, when KWOK is not
+// running.
 func (f *Framework) WaitForNodesReady(ctx context.Context, names ...string) error {
 	var notReady []string
 	err := wait.PollUntilContextTimeout(ctx, Interval, Timeout, true, func(ctx context.Context) (bool, error) {
@@ -194,16 +197,26 @@ func (f *Framework) WaitForNodesReady(ctx context.Context, names ...string) erro
 				}
 				return false, err
 			}
-			if !NodeReady(&node) {
+			if !NodeReady(&node) || (f.controllerManager != nil && hasNotReadyTaint(&node)) {
 				notReady = append(notReady, name)
 			}
 		}
 		return len(notReady) == 0, nil
 	})
 	if err != nil && (errors.Is(err, context.DeadlineExceeded) || wait.Interrupted(err)) {
-		return fmt.Errorf("nodes %v not Ready after %s: %w", notReady, Timeout, err)
+		return fmt.Errorf("nodes %v not Ready, or still tainted %s, after %s: %w", notReady, corev1.TaintNodeNotReady, Timeout, err)
 	}
 	return err
+}
+
+// hasNotReadyTaint reports whether node carries the taint node.kubernetes.io/not-ready.
+func hasNotReadyTaint(node *corev1.Node) bool {
+	for _, t := range node.Spec.Taints {
+		if t.Key == corev1.TaintNodeNotReady {
+			return true
+		}
+	}
+	return false
 }
 
 // NodeReady reports whether node has the condition Ready=True.
