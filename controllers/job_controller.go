@@ -255,20 +255,26 @@ func (r *JobReconciler) podHandler() handler.EventHandler {
 				return
 			}
 			r.expectations.CreationObserved(key, pod.Name)
-			r.changes.addPod(key, nil, pod)
+			r.changes.addPod(key, jobOwner(pod).UID, nil, pod)
 			enqueue(q, key)
 		},
 		UpdateFunc: func(_ context.Context, e event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
 			cur, key, ok := podJob(e.ObjectNew)
-			old, _, _ := podJob(e.ObjectOld)
+			old, oldKey, oldOK := podJob(e.ObjectOld)
+			if oldOK && (!ok || oldKey != key || jobOwner(old).UID != jobOwner(cur).UID) {
+				// No longer that job's pod (its controller reference was edited).
+				r.changes.dropPod(oldKey, old.UID)
+				enqueue(q, oldKey)
+			}
 			if !ok {
 				return
 			}
 			if old != nil && old.ResourceVersion == cur.ResourceVersion {
 				return
 			}
+			owner := jobOwner(cur).UID
 			old, cur = r.markOurs(key, old), r.markOurs(key, cur)
-			r.changes.addPod(key, old, cur)
+			r.changes.addPod(key, owner, old, cur)
 			enqueue(q, key)
 		},
 		DeleteFunc: func(_ context.Context, e event.DeleteEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
@@ -276,9 +282,10 @@ func (r *JobReconciler) podHandler() handler.EventHandler {
 			if !ok {
 				return
 			}
+			owner := jobOwner(pod).UID
 			pod = r.markOurs(key, pod)
 			r.expectations.DeletionObserved(key, pod.UID)
-			r.changes.addPod(key, pod, nil)
+			r.changes.addPod(key, owner, pod, nil)
 			enqueue(q, key)
 		},
 	}
@@ -310,10 +317,17 @@ func (r *JobReconciler) podGroupHandler() handler.EventHandler {
 	return handler.Funcs{
 		CreateFunc: func(_ context.Context, e event.CreateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
 			if k, ok := key(e.Object); ok {
+				r.changes.seeGroup(k, e.Object.GetName(), e.Object.GetResourceVersion())
 				q.Add(reconcile.Request{NamespacedName: k})
 			}
 		},
 		UpdateFunc: func(_ context.Context, e event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			if k, ok := key(e.ObjectOld); ok {
+				if nk, still := key(e.ObjectNew); !still || nk != k {
+					r.changes.seeGroup(k, e.ObjectOld.GetName(), "")
+					q.Add(reconcile.Request{NamespacedName: k})
+				}
+			}
 			k, ok := key(e.ObjectNew)
 			if !ok {
 				return
@@ -323,10 +337,12 @@ func (r *JobReconciler) podGroupHandler() handler.EventHandler {
 			if okOld && okNew {
 				r.changes.addGroup(k, oldPG.Status.Phase, newPG.Status.Phase)
 			}
+			r.changes.seeGroup(k, e.ObjectNew.GetName(), e.ObjectNew.GetResourceVersion())
 			q.Add(reconcile.Request{NamespacedName: k})
 		},
 		DeleteFunc: func(_ context.Context, e event.DeleteEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
 			if k, ok := key(e.Object); ok {
+				r.changes.seeGroup(k, e.Object.GetName(), "")
 				q.Add(reconcile.Request{NamespacedName: k})
 			}
 		},
