@@ -96,6 +96,8 @@ func schedulingWorkload(nodes, groups, size int, layout *racks) func(ctx context
 		r.add("first bind after start", "%.2f s", m.First.Sub(m.started).Seconds())
 		r.add("first bind after lease", "%.2f s", m.First.Sub(m.led).Seconds())
 		r.add("peak RSS", "%.0f MiB", m.rss)
+		r.add("manager CPU", "%.1f s", m.cpu.Seconds())
+		say("%s: API requests while the manager ran: %s", filepath.Base(dir), m.requests.top(12))
 		return r, nil
 	}
 }
@@ -214,12 +216,14 @@ func (s *schedulingRun) clear(ctx context.Context) error {
 	return nil
 }
 
-// scheduled is what one manager run did: its binds, when it started and took the lease, and its
-// peak RSS.
+// scheduled is what one manager run did: its binds, when it started and took the lease, its
+// peak RSS and CPU time, and the requests the API server served meanwhile.
 type scheduled struct {
 	perf.Throughput
 	started, led time.Time
 	rss          float64
+	cpu          time.Duration
+	requests     requestCounts
 }
 
 // schedule starts the manager with the scheduler configuration file conf (empty: the default),
@@ -231,6 +235,10 @@ func (s *schedulingRun) schedule(ctx context.Context, b *bench, conf string, pro
 		return scheduled{}, err
 	}
 	defer watch.Stop()
+	before, err := apiRequests(ctx, s.kube)
+	if err != nil {
+		return scheduled{}, err
+	}
 	m := scheduled{started: time.Now()}
 	manager, err := b.startManager(s.dir, s.kubeconfig(), conf)
 	if err != nil {
@@ -242,8 +250,19 @@ func (s *schedulingRun) schedule(ctx context.Context, b *bench, conf string, pro
 	var rssErr error
 	m.Throughput, err = watch.Wait(ctx, 0, s.total(), 20*time.Minute)
 	m.rss, rssErr = peakRSS(manager.Pid())
+	if cpu, cpuErr := cpuTime(manager.Pid()); cpuErr == nil {
+		m.cpu = cpu
+	} else if rssErr == nil {
+		rssErr = cpuErr
+	}
 	if err == nil {
 		m.led, err = leaseAcquired(ctx, s.kube)
+	}
+	if err == nil {
+		var after requestCounts
+		if after, err = apiRequests(ctx, s.kube); err == nil {
+			m.requests = after.minus(before)
+		}
 	}
 	if exited := manager.Exited(); exited != nil {
 		err = fmt.Errorf("the manager exited: %w\n%s", exited, manager.Tail(20))
@@ -256,24 +275,26 @@ func (s *schedulingRun) schedule(ctx context.Context, b *bench, conf string, pro
 }
 
 // compareConfigurations measures the default scheduler configuration and -compare's on this one
-// server, -rounds times, alternating which goes first. Each manager run has the ceiling measured
-// just before it, and the workload made afresh. A server's ceiling varies by a fifth from one
-// minute to the next on a small machine, and by more from one server to another; comparing the
-// two configurations round by round, on the same server and each against its own ceiling, is what
-// shows a difference of a few percent.
+// server, -rounds times, alternating which goes first. Each manager run has the workload made
+// afresh and the ceiling measured just before it and just after it; its ratio is to the mean of the
+// two. A server's ceiling varies by a fifth from one minute to the next on a small machine, drifts
+// as the server runs, and varies by more from one server to another; comparing the two
+// configurations round by round, on the same server and each against the ceilings around it, is
+// what shows a difference of a few percent.
 func (s *schedulingRun) compareConfigurations(ctx context.Context, b *bench) (row, error) {
 	type run struct {
 		ceiling, pods float64
+		cpu           time.Duration
 	}
 	confs := []string{"", b.compare}
 	runs := make([][]run, len(confs)) // by configuration, one per round
+	before, err := s.ceiling(ctx)
+	if err != nil {
+		return row{}, err
+	}
 	for round := range b.rounds {
 		for k := range confs {
 			c := (k + round) % len(confs) // alternate the order round by round
-			ceiling, err := s.ceiling(ctx)
-			if err != nil {
-				return row{}, err
-			}
 			if err := s.fill(ctx); err != nil {
 				return row{}, err
 			}
@@ -284,17 +305,26 @@ func (s *schedulingRun) compareConfigurations(ctx context.Context, b *bench) (ro
 			if err := s.clear(ctx); err != nil {
 				return row{}, err
 			}
-			runs[c] = append(runs[c], run{ceiling: ceiling.PodsPerSecond, pods: m.PodsPerSecond})
-			say("%s: round %d, %s: ceiling %.0f pods/s, manager %.0f pods/s, ratio %.2f", filepath.Base(s.dir), round+1,
-				confName(confs[c]), ceiling.PodsPerSecond, m.PodsPerSecond, m.PodsPerSecond/ceiling.PodsPerSecond)
+			after, err := s.ceiling(ctx)
+			if err != nil {
+				return row{}, err
+			}
+			ceiling := (before.PodsPerSecond + after.PodsPerSecond) / 2
+			before = after
+			runs[c] = append(runs[c], run{ceiling: ceiling, pods: m.PodsPerSecond, cpu: m.cpu})
+			say("%s: round %d, %s: ceiling %.0f pods/s (mean of %.0f before, %.0f after), manager %.0f pods/s, ratio %.2f, manager CPU %.1f s, first bind %.2f s after start; API requests meanwhile: %s",
+				filepath.Base(s.dir), round+1, confName(confs[c]), ceiling, 2*ceiling-after.PodsPerSecond, after.PodsPerSecond, m.PodsPerSecond, m.PodsPerSecond/ceiling,
+				m.cpu.Seconds(), m.First.Sub(m.started).Seconds(), m.requests.top(12))
 		}
 	}
 	var ceilings []float64
 	ratios := make([][]float64, len(confs))
+	cpus := make([][]float64, len(confs))
 	for c := range confs {
 		for _, r := range runs[c] {
 			ceilings = append(ceilings, r.ceiling)
 			ratios[c] = append(ratios[c], r.pods/r.ceiling)
+			cpus[c] = append(cpus[c], r.cpu.Seconds())
 		}
 	}
 	paired := make([]float64, b.rounds)
@@ -308,6 +338,8 @@ func (s *schedulingRun) compareConfigurations(ctx context.Context, b *bench) (ro
 	r.add("default: ratio", "%s", spread(ratios[0], "%.2f"))
 	r.add(confName(b.compare)+": ratio", "%s", spread(ratios[1], "%.2f"))
 	r.add(confName(b.compare)+" / default", "%s", spread(paired, "%.3f"))
+	r.add("default: manager CPU s", "%s", spread(cpus[0], "%.1f"))
+	r.add(confName(b.compare)+": manager CPU s", "%s", spread(cpus[1], "%.1f"))
 	return r, nil
 }
 
