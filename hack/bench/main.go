@@ -126,7 +126,7 @@ func main() {
 	keep := flag.Bool("keep", false, "Keep the data folder (logs, audit logs) after the run.")
 	profile := flag.Duration("profile", 0, "Profile the manager's CPU for this long once each workload's measured part begins (cpu.pprof in the workload's folder; the scale workload also keeps heap.pprof at rest; implies -keep).")
 	schedulerConf := flag.String("scheduler-conf", "", "A scheduler configuration file to run the manager with (its --scheduler-conf); empty runs the default, as make bench does.")
-	compare := flag.String("compare", "", "A scheduler configuration file to compare with the default: each scheduling workload runs both on one server, -rounds times, alternating, each against a ceiling measured just before it, and reports the ratios' medians and ranges.")
+	compare := flag.String("compare", "", "A scheduler configuration file to compare with the default: each scheduling workload runs both on one server, -rounds times, alternating, each against the ceilings measured just before and after it, and reports the medians and ranges of the ratios and of the manager's CPU time.")
 	rounds := flag.Int("rounds", 3, "With -compare: how many rounds of both configurations each workload runs.")
 	flag.Parse()
 	// The benchmark's own clients log through controller-runtime and klog: errors only.

@@ -128,3 +128,18 @@ func cpuTime(pid int) (time.Duration, error) {
 	// Linux reports these in USER_HZ, 100 per second on every architecture Go runs on.
 	return time.Duration(ticks) * time.Second / 100, nil
 }
+
+// cycleTotals reads from the manager's metrics how many scheduling cycles it ran and how long they
+// took in all.
+func cycleTotals(ctx context.Context, dir string) (uint64, time.Duration, error) {
+	families, err := scrape(ctx, dir, "metrics.txt")
+	if err != nil {
+		return 0, 0, err
+	}
+	f := families[cycleMetric]
+	if f == nil || len(f.GetMetric()) == 0 {
+		return 0, 0, fmt.Errorf("the manager's metrics have no %s", cycleMetric)
+	}
+	h := f.GetMetric()[0].GetHistogram()
+	return h.GetSampleCount(), time.Duration(h.GetSampleSum() * float64(time.Millisecond)), nil
+}

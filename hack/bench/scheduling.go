@@ -97,6 +97,7 @@ func schedulingWorkload(nodes, groups, size int, layout *racks) func(ctx context
 		r.add("first bind after lease", "%.2f s", m.First.Sub(m.led).Seconds())
 		r.add("peak RSS", "%.0f MiB", m.rss)
 		r.add("manager CPU", "%.1f s", m.cpu.Seconds())
+		r.add("cycles", "%d in %.2f s", m.cycles, m.cycleTime.Seconds())
 		say("%s: API requests while the manager ran: %s", filepath.Base(dir), m.requests.top(12))
 		return r, nil
 	}
@@ -224,6 +225,9 @@ type scheduled struct {
 	rss          float64
 	cpu          time.Duration
 	requests     requestCounts
+	// cycles and cycleTime are the scheduling cycles the manager ran and their total duration.
+	cycles    uint64
+	cycleTime time.Duration
 }
 
 // schedule starts the manager with the scheduler configuration file conf (empty: the default),
@@ -250,6 +254,9 @@ func (s *schedulingRun) schedule(ctx context.Context, b *bench, conf string, pro
 	var rssErr error
 	m.Throughput, err = watch.Wait(ctx, 0, s.total(), 20*time.Minute)
 	m.rss, rssErr = peakRSS(manager.Pid())
+	if err == nil {
+		m.cycles, m.cycleTime, err = cycleTotals(ctx, s.dir)
+	}
 	if cpu, cpuErr := cpuTime(manager.Pid()); cpuErr == nil {
 		m.cpu = cpu
 	} else if rssErr == nil {
@@ -312,9 +319,9 @@ func (s *schedulingRun) compareConfigurations(ctx context.Context, b *bench) (ro
 			ceiling := (before.PodsPerSecond + after.PodsPerSecond) / 2
 			before = after
 			runs[c] = append(runs[c], run{ceiling: ceiling, pods: m.PodsPerSecond, cpu: m.cpu})
-			say("%s: round %d, %s: ceiling %.0f pods/s (mean of %.0f before, %.0f after), manager %.0f pods/s, ratio %.2f, manager CPU %.1f s, first bind %.2f s after start; API requests meanwhile: %s",
+			say("%s: round %d, %s: ceiling %.0f pods/s (mean of %.0f before, %.0f after), manager %.0f pods/s, ratio %.2f, manager CPU %.1f s, %d cycles in %.2f s, first bind %.2f s after start; API requests meanwhile: %s",
 				filepath.Base(s.dir), round+1, confName(confs[c]), ceiling, 2*ceiling-after.PodsPerSecond, after.PodsPerSecond, m.PodsPerSecond, m.PodsPerSecond/ceiling,
-				m.cpu.Seconds(), m.First.Sub(m.started).Seconds(), m.requests.top(12))
+				m.cpu.Seconds(), m.cycles, m.cycleTime.Seconds(), m.First.Sub(m.started).Seconds(), m.requests.top(8))
 		}
 	}
 	var ceilings []float64
