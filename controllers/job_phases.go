@@ -57,9 +57,6 @@ type jobRun struct {
 	extra    []batchv1alpha1.LifecyclePolicy
 	pods     []*corev1.Pod
 	podGroup *schedulingv1beta1.PodGroup
-	// podGroupRead is the PodGroup of the job's name read from the cache, controlled by the job
-	// or not.
-	podGroupRead *schedulingv1beta1.PodGroup
 
 	podChanges   []podChange
 	groupChanges []groupChange
@@ -133,7 +130,7 @@ func (rc *jobRun) run(ctx context.Context) (ctrl.Result, error) {
 		}
 		return ctrl.Result{RequeueAfter: 5 * cacheCatchUp}, nil
 	}
-	if !rc.r.changes.caughtUp(rc.key, rc.job.UID, rc.pods, naming.PodGroupName(rc.job.Name, rc.job.UID), rc.podGroupRead) {
+	if !rc.r.changes.caughtUp(rc.key, rc.job.UID, rc.pods, naming.PodGroupName(rc.job.Name, rc.job.UID), rc.podGroup) {
 		// The cache holds a pod or PodGroup change the handlers have not recorded yet: deciding
 		// now could miss its event. Recording it enqueues the job; the requeue is a safety net.
 		return ctrl.Result{RequeueAfter: cacheCatchUp}, nil
@@ -243,7 +240,6 @@ func (rc *jobRun) gather(ctx context.Context) error {
 	err := rc.r.Client.Get(ctx, types.NamespacedName{Namespace: job.Namespace, Name: naming.PodGroupName(job.Name, job.UID)}, pg)
 	switch {
 	case err == nil:
-		rc.podGroupRead = pg
 		if metav1.IsControlledBy(pg, job) {
 			rc.podGroup = pg
 		}
