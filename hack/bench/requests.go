@@ -136,10 +136,9 @@ func cycleTotals(ctx context.Context, dir string) (uint64, time.Duration, error)
 	if err != nil {
 		return 0, 0, err
 	}
-	f := families[cycleMetric]
-	if f == nil || len(f.GetMetric()) == 0 {
-		return 0, 0, fmt.Errorf("the manager's metrics have no %s", cycleMetric)
+	h, err := cycleHistogram(families)
+	if err != nil {
+		return 0, 0, err
 	}
-	h := f.GetMetric()[0].GetHistogram()
 	return h.GetSampleCount(), time.Duration(h.GetSampleSum() * float64(time.Millisecond)), nil
 }

@@ -158,18 +158,11 @@ func scaleWorkload(nodes, jobs int, replicas int32) func(ctx context.Context, b 
 // cyclesBetween reads the scheduler's cycles between two scrapes: how many ran, their mean
 // length in milliseconds, and the upper bound of the histogram bucket of the longest.
 func cyclesBetween(before, after map[string]*dto.MetricFamily) (count uint64, mean float64, worst string, err error) {
-	hist := func(families map[string]*dto.MetricFamily) (*dto.Histogram, error) {
-		f := families[cycleMetric]
-		if f == nil || len(f.GetMetric()) == 0 {
-			return nil, fmt.Errorf("the manager's metrics have no %s", cycleMetric)
-		}
-		return f.GetMetric()[0].GetHistogram(), nil
-	}
-	b, err := hist(before)
+	b, err := cycleHistogram(before)
 	if err != nil {
 		return 0, 0, "", err
 	}
-	a, err := hist(after)
+	a, err := cycleHistogram(after)
 	if err != nil {
 		return 0, 0, "", err
 	}
@@ -189,6 +182,15 @@ func cyclesBetween(before, after map[string]*dto.MetricFamily) (count uint64, me
 		return 0, 0, "", fmt.Errorf("the cycle histogram's sum is not a number")
 	}
 	return count, mean, worst, nil
+}
+
+// cycleHistogram is the histogram of the scheduler's cycle durations in the manager's metrics.
+func cycleHistogram(families map[string]*dto.MetricFamily) (*dto.Histogram, error) {
+	f := families[cycleMetric]
+	if f == nil || len(f.GetMetric()) == 0 {
+		return nil, fmt.Errorf("the manager's metrics have no %s", cycleMetric)
+	}
+	return f.GetMetric()[0].GetHistogram(), nil
 }
 
 // placedWatch counts the bound pods and the PodGroups in phase Running (their gang placed) of a

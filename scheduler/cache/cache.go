@@ -42,11 +42,6 @@ import (
 	"github.com/caldera-sh/caldera/scheduler/snapshot"
 )
 
-type assumedPhase struct {
-	podGroupUID types.UID
-	phase       schedulingv1beta1.PodGroupPhase
-}
-
 // budget is a PodDisruptionBudget as the cache keeps it: what the snapshot reads, and the
 // selector it was read from, to tell a change that matters from a status write that does not.
 type budget struct {
@@ -77,10 +72,11 @@ type Cache struct {
 	// budgets holds the PodDisruptionBudgets by namespace/name.
 	budgets map[string]*budget
 
-	assumed      map[types.UID]string
-	evicting     map[types.UID]bool
-	nominated    map[types.UID]string
-	assumedPhase map[api.JobID]assumedPhase
+	assumed   map[types.UID]string
+	evicting  map[types.UID]bool
+	nominated map[types.UID]string
+	// assumedPhase holds, per job, the phase a cycle decided until its PodGroup shows it.
+	assumedPhase map[api.JobID]DecidedPhase
 	// refused holds, per pod whose bind the API server refused for good, the pod's resource
 	// version then: that version of the pod is held (status Gated) and not placed again.
 	refused map[types.UID]string
@@ -123,7 +119,7 @@ func New(schedulerNames []string, defaultQueue string) *Cache {
 		assumed:         map[types.UID]string{},
 		evicting:        map[types.UID]bool{},
 		nominated:       map[types.UID]string{},
-		assumedPhase:    map[api.JobID]assumedPhase{},
+		assumedPhase:    map[api.JobID]DecidedPhase{},
 		refused:         map[types.UID]string{},
 		dirtyNodes:      map[string]struct{}{},
 		dirtyJobs:       map[api.JobID]struct{}{},
@@ -467,7 +463,7 @@ func (c *Cache) AddPodGroup(pg *schedulingv1beta1.PodGroup) {
 		j = api.NewJobInfo(id)
 		c.jobs[id] = j
 	}
-	if a, ok := c.assumedPhase[id]; ok && (a.podGroupUID != pg.UID || a.phase == pg.Status.Phase) {
+	if a, ok := c.assumedPhase[id]; ok && (a.PodGroupUID != pg.UID || a.Phase == pg.Status.Phase) {
 		delete(c.assumedPhase, id)
 	}
 	c.applyPodGroupLocked(j, pg)
@@ -535,8 +531,8 @@ func (c *Cache) applyPodGroupLocked(j *api.JobInfo, pg *schedulingv1beta1.PodGro
 		j.Preemptable = err == nil && b
 	}
 	j.Phase = pg.Status.Phase
-	if a, ok := c.assumedPhase[j.UID]; ok && a.podGroupUID == pg.UID {
-		j.Phase = a.phase
+	if a, ok := c.assumedPhase[j.UID]; ok && a.PodGroupUID == pg.UID {
+		j.Phase = a.Phase
 	}
 	if j.Phase == "" {
 		j.Phase = schedulingv1beta1.PodGroupPending
@@ -745,7 +741,7 @@ func (c *Cache) applyLonePodLocked(j *api.JobInfo, pod *corev1.Pod, t *api.TaskI
 	j.WaitingTime = waitingTime(pod.Annotations)
 	j.Phase = schedulingv1beta1.PodGroupPending
 	if a, ok := c.assumedPhase[j.UID]; ok {
-		j.Phase = a.phase
+		j.Phase = a.Phase
 	}
 }
 
@@ -942,10 +938,10 @@ func (c *Cache) setJobPhaseLocked(id api.JobID, decided DecidedPhase) {
 		if j.PodGroup.Status.Phase == decided.Phase {
 			delete(c.assumedPhase, id)
 		} else {
-			c.assumedPhase[id] = assumedPhase{podGroupUID: j.PodGroup.UID, phase: decided.Phase}
+			c.assumedPhase[id] = DecidedPhase{PodGroupUID: j.PodGroup.UID, Phase: decided.Phase}
 		}
 	} else {
-		c.assumedPhase[id] = assumedPhase{phase: decided.Phase}
+		c.assumedPhase[id] = DecidedPhase{Phase: decided.Phase}
 	}
 	j.Phase = decided.Phase
 	c.dirtyJobs[id] = struct{}{}
