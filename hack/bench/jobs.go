@@ -86,7 +86,7 @@ func jobsWorkload(jobs int, replicas int32) func(ctx context.Context, b *bench, 
 		}
 		defer w.stop()
 		created := make([]time.Time, jobs)
-		b.startProfile(ctx, dir)
+		b.startProfile(ctx, dir, f.Config)
 		firstCreate := time.Now()
 		err = perf.Parallel(jobs, 16, func(i int) error {
 			job := wrappers.MakeJob(fmt.Sprintf("job-%d", i), benchNamespace).Task("main", replicas).RunFor(time.Second).Obj()

@@ -46,6 +46,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -57,6 +58,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
@@ -102,8 +105,9 @@ func workloads() []workload {
 
 type bench struct {
 	managerBinary string
-	// profile is how long to profile the manager's CPU once a workload's measured part begins
-	// (written to cpu.pprof in the workload's folder); zero profiles nothing.
+	// profile is how long to profile the CPU of the manager and of the API server once a
+	// workload's measured part begins (written to cpu.pprof and apiserver.pprof in the workload's
+	// folder); zero profiles nothing.
 	profile time.Duration
 	// schedulerConf is a scheduler configuration file for the manager (--scheduler-conf); empty
 	// runs the default configuration.
@@ -124,7 +128,7 @@ const metricsAddress = "127.0.0.1:6066"
 func main() {
 	names := flag.String("workloads", "", "Comma-separated workloads to run; empty runs all.")
 	keep := flag.Bool("keep", false, "Keep the data folder (logs, audit logs) after the run.")
-	profile := flag.Duration("profile", 0, "Profile the manager's CPU for this long once each workload's measured part begins (cpu.pprof in the workload's folder; the scale workload also keeps heap.pprof at rest; implies -keep).")
+	profile := flag.Duration("profile", 0, "Profile the CPU of the manager and of the API server for this long once each workload's measured part begins (cpu.pprof and apiserver.pprof in the workload's folder; the scale workload also keeps heap.pprof at rest; implies -keep).")
 	schedulerConf := flag.String("scheduler-conf", "", "A scheduler configuration file to run the manager with (its --scheduler-conf); empty runs the default, as make bench does.")
 	compare := flag.String("compare", "", "A scheduler configuration file to compare with the default: each scheduling workload runs both on one server, -rounds times, alternating, each against the ceilings measured just before and after it, and reports the medians and ranges of the ratios and of the manager's CPU time.")
 	rounds := flag.Int("rounds", 3, "With -compare: how many rounds of both configurations each workload runs.")
@@ -241,7 +245,9 @@ func printTable(family string, rows []row, chosen []workload) {
 // namespace, plain-HTTP metrics on a local port for the benchmark to read, and no probe listener.
 func (b *bench) startManager(dir, kubeconfig, schedulerConf string) (*framework.Process, error) {
 	args := []string{"--kubeconfig", kubeconfig, "--leader-election-namespace", leaseNamespace,
-		"--metrics-bind-address=" + metricsAddress, "--metrics-secure=false", "--health-probe-bind-address=0"}
+		"--metrics-bind-address=" + metricsAddress, "--metrics-secure=false", "--health-probe-bind-address=0",
+		// Times to the nanosecond, so that its log can be laid beside the benchmark's timings.
+		"--zap-time-encoding=rfc3339nano"}
 	if b.profile > 0 {
 		args = append(args, "--pprof-bind-address="+pprofAddress)
 	}
@@ -284,14 +290,17 @@ func (b *bench) startManagerOn(ctx context.Context, f *framework.Framework, dir 
 	return manager, nil
 }
 
-// startProfile takes a CPU profile of the manager into dir/cpu.pprof in the background, when
-// profiling was asked for.
-func (b *bench) startProfile(ctx context.Context, dir string) {
+// startProfile takes, in the background and when profiling was asked for, a CPU profile of the
+// manager into dir/cpu.pprof and one of the API server (through config, an administrator's) into
+// dir/apiserver.pprof: where a workload is bound by the API server, its profile shows what the
+// requests cost it.
+func (b *bench) startProfile(ctx context.Context, dir string, config *rest.Config) {
 	if b.profile == 0 {
 		return
 	}
+	seconds := strconv.Itoa(int(b.profile.Seconds()))
 	go func() {
-		url := fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", pprofAddress, int(b.profile.Seconds()))
+		url := "http://" + pprofAddress + "/debug/pprof/profile?seconds=" + seconds
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 		if err != nil {
 			say("profiling: %v", err)
@@ -310,16 +319,35 @@ func (b *bench) startProfile(ctx context.Context, dir string) {
 			return
 		}
 		defer func() { _ = resp.Body.Close() }()
-		out, err := os.Create(filepath.Join(dir, "cpu.pprof"))
+		keepProfile(resp.Body, filepath.Join(dir, "cpu.pprof"))
+	}()
+	go func() {
+		kube, err := kubernetes.NewForConfig(config)
 		if err != nil {
-			say("profiling: %v", err)
+			say("profiling the API server: %v", err)
 			return
 		}
-		defer func() { _ = out.Close() }()
-		if _, err := io.Copy(out, resp.Body); err != nil {
-			say("profiling: %v", err)
+		body, err := kube.CoreV1().RESTClient().Get().AbsPath("/debug/pprof/profile").Param("seconds", seconds).Stream(ctx)
+		if err != nil {
+			say("profiling the API server: %v", err)
+			return
 		}
+		defer func() { _ = body.Close() }()
+		keepProfile(body, filepath.Join(dir, "apiserver.pprof"))
 	}()
+}
+
+// keepProfile copies a profile being read from body into the file path.
+func keepProfile(body io.Reader, path string) {
+	out, err := os.Create(path)
+	if err != nil {
+		say("profiling: %v", err)
+		return
+	}
+	defer func() { _ = out.Close() }()
+	if _, err := io.Copy(out, body); err != nil {
+		say("profiling: %v", err)
+	}
 }
 
 // heapProfile keeps the manager's heap profile in dir/heap.pprof, when profiling was asked for.

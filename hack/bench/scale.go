@@ -77,7 +77,7 @@ func scaleWorkload(nodes, jobs int, replicas int32) func(ctx context.Context, b 
 			return row{}, err
 		}
 		defer w.stop()
-		b.startProfile(ctx, dir)
+		b.startProfile(ctx, dir, f.Config)
 		firstCreate := time.Now()
 		err = perf.Parallel(jobs, 16, func(i int) error {
 			job := wrappers.MakeJob(fmt.Sprintf("job-%d", i), benchNamespace).Task("main", replicas).Obj()

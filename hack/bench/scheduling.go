@@ -249,7 +249,7 @@ func (s *schedulingRun) schedule(ctx context.Context, b *bench, conf string, pro
 		return scheduled{}, err
 	}
 	if profile {
-		b.startProfile(ctx, s.dir)
+		b.startProfile(ctx, s.dir, s.f.Config)
 	}
 	var rssErr error
 	m.Throughput, err = watch.Wait(ctx, 0, s.total(), 20*time.Minute)
