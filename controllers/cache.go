@@ -48,7 +48,8 @@ func JobObjectSelector() labels.Selector {
 //     objects the plugins make keep theirs, which name the tool that owns one whose name a job
 //     wants.
 //   - Pods also share the strings they repeat (intern.Pod): a job's pods hold its name, queue,
-//     labels, image and node once between them, about a sixth less of a pod's memory.
+//     labels, image and node once between them, and one copy of the resource lists their
+//     containers ask for: 30% less of a pod's memory (BenchmarkPodMemory: 3.5 KB against 5.0).
 func CacheOptions() cache.Options {
 	byJob := cache.ByObject{Label: JobObjectSelector()}
 	strip := cache.TransformStripManagedFields()

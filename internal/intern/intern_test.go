@@ -18,6 +18,7 @@ package intern
 
 import (
 	"fmt"
+	"reflect"
 	"runtime"
 	"testing"
 	"time"
@@ -25,6 +26,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
@@ -175,5 +177,52 @@ func BenchmarkPodMemory(b *testing.B) {
 			}
 			b.ReportMetric(perPod, "bytes/pod")
 		})
+	}
+}
+
+// sameMap reports whether a and b are one map, not two equal ones.
+func sameMap(a, b corev1.ResourceList) bool {
+	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
+}
+
+func TestPodsOfATaskShareTheirResourceLists(t *testing.T) {
+	withRequests := func(i int, cpu, memory string) *corev1.Pod {
+		pod := jobPod(t, i)
+		pod.Spec.Containers[0].Resources = corev1.ResourceRequirements{
+			Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse(memory)},
+			Limits:   corev1.ResourceList{corev1.ResourceMemory: resource.MustParse(memory)},
+		}
+		pod = decoded(t, pod)
+		Pod(pod)
+		return pod
+	}
+	requests := func(p *corev1.Pod) corev1.ResourceList { return p.Spec.Containers[0].Resources.Requests }
+	a, b := withRequests(0, "1", "1Gi"), withRequests(1, "1", "1Gi")
+	if !sameMap(requests(a), requests(b)) {
+		t.Errorf("two pods asking for the same resources hold two lists")
+	}
+	if sameMap(requests(a), a.Spec.Containers[0].Resources.Limits) {
+		t.Errorf("a container's requests and limits, which differ, are one list")
+	}
+	if c := withRequests(2, "2", "1Gi"); sameMap(requests(a), requests(c)) || !requests(c)[corev1.ResourceCPU].Equal(resource.MustParse("2")) {
+		t.Errorf("a pod asking for more CPU shares the smaller list: %v", requests(c))
+	}
+	// Another way of writing the same request: shared or not, the pod holds what it decodes to.
+	other := jobPod(t, 3)
+	other.Spec.Containers[0].Resources.Requests = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1000m"), corev1.ResourceMemory: resource.MustParse("1024Mi")}
+	want, got := decoded(t, other), decoded(t, other)
+	Pod(got)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("the pod changed (-want +got):\n%s", diff)
+	}
+}
+
+func TestResourceListsStayFew(t *testing.T) {
+	table := &listTable{lists: map[string]corev1.ResourceList{}}
+	for i := range maxResourceLists + 10 {
+		table.share(corev1.ResourceList{corev1.ResourceCPU: *resource.NewMilliQuantity(int64(i+1), resource.DecimalSI)})
+	}
+	if n := len(table.lists); n > maxResourceLists {
+		t.Errorf("the table holds %d lists, more than %d", n, maxResourceLists)
 	}
 }
