@@ -70,8 +70,8 @@ func resources(rl corev1.ResourceList) corev1.ResourceList {
 // few hundred bytes a container: a job pod holds 4.2 KB with its strings interned, 3.5 KB with
 // its lists shared too (BenchmarkPodMemory). Cached objects are read and never written, so pods
 // may share a map. A list is shared only with lists deep-equal to it (the same quantities, held
-// the same way), so no pod's content changes. The table is emptied when it is full: it stays small whatever goes by, and pods
-// already holding a copy keep it.
+// the same way), so no pod's content changes. The table is emptied when it is full: it stays
+// small whatever goes by, and pods already holding a copy keep it.
 var resourceLists = &listTable{lists: map[string]corev1.ResourceList{}}
 
 // maxResourceLists bounds resourceLists. A cluster's pods ask for far fewer different lists.
