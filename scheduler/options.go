@@ -84,7 +84,9 @@ type Options struct {
 	// coalesced per object, so a few workers keep up while leaving the API server to the binds.
 	StatusWorkers int
 	// StatusMaxDelay is the longest a PodGroup status write (other than an admission, which goes
-	// at once) waits while binds are under way (default 30s): binds come first.
+	// at once) waits while binds are under way (default 30s): binds come first. A Volcano job's
+	// PodGroup waits this long for its Completed status even with no bind under way, since the
+	// job controller deletes it when the job ends.
 	StatusMaxDelay time.Duration
 	// Clock is the scheduler's clock (default the real clock).
 	Clock clock.WithTicker

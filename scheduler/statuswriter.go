@@ -23,10 +23,13 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	batchv1alpha1 "github.com/caldera-sh/caldera/api/batch/v1alpha1"
 	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
 	"github.com/caldera-sh/caldera/scheduler/api"
 	"github.com/caldera-sh/caldera/scheduler/status"
@@ -54,6 +57,11 @@ type podGroupWrite struct {
 	// urgent writes (admissions: the job controller waits for Inqueue to create pods) go at
 	// once; the others wait while binds are under way, up to Options.StatusMaxDelay.
 	urgent bool
+	// endsWithJob marks a Completed status for a PodGroup a Volcano job controls. The job
+	// controller deletes such a PodGroup once its pods have all succeeded and the job ends, so
+	// the write waits up to Options.StatusMaxDelay even with no bind under way: most of the time
+	// the PodGroup is gone by then and nothing is written.
+	endsWithJob bool
 	// wanted is when a write of this PodGroup was first wanted.
 	wanted time.Time
 }
@@ -69,7 +77,7 @@ type statusWriter struct {
 	groups map[statusKey]podGroupWrite
 	queues map[statusKey]queueWrite
 	// parked holds deferred writes and when they were first wanted; parkedMin is the earliest.
-	parked    map[statusKey]time.Time
+	parked    map[statusKey]parking
 	parkedMin time.Time
 	// written remembers, per object, the resourceVersion a status was last written over and
 	// that status, so the same write is not repeated before the informer shows it.
@@ -98,7 +106,7 @@ func newStatusWriter(s *Scheduler) *statusWriter {
 		groups:  map[statusKey]podGroupWrite{},
 		queues:  map[statusKey]queueWrite{},
 		written: map[statusKey]writtenStatus{},
-		parked:  map[statusKey]time.Time{},
+		parked:  map[statusKey]parking{},
 
 		pods:      map[statusKey]podWrite{},
 		podMemory: map[api.JobID]map[types.UID]podScheduled{},
@@ -120,34 +128,61 @@ func (w *statusWriter) wantPodGroup(pg *schedulingv1beta1.PodGroup, st schedulin
 		wanted = old.wanted
 		conds = status.MergeConditions(old.conds, conds)
 	}
-	w.groups[k] = podGroupWrite{uid: pg.UID, status: st, conds: conds, event: event, urgent: urgent, wanted: wanted}
+	endsWithJob := st.Phase == schedulingv1beta1.PodGroupCompleted && controlledByJob(pg)
+	w.groups[k] = podGroupWrite{uid: pg.UID, status: st, conds: conds, event: event, urgent: urgent, endsWithJob: endsWithJob, wanted: wanted}
 	w.mu.Unlock()
 	w.queue.Add(k)
 }
 
-// deferred reports whether a PodGroup write should wait, and since when it is wanted: it is not
-// urgent, binds are under way and it has not waited StatusMaxDelay yet.
-func (w *statusWriter) deferred(k statusKey) (time.Time, bool) {
-	if k.queue {
-		return time.Time{}, false
+// controlledByJob reports whether a Volcano job controls the PodGroup.
+func controlledByJob(pg *schedulingv1beta1.PodGroup) bool {
+	ref := metav1.GetControllerOf(pg)
+	if ref == nil || ref.Kind != "Job" {
+		return false
 	}
+	gv, err := schema.ParseGroupVersion(ref.APIVersion)
+	return err == nil && gv.Group == batchv1alpha1.GroupVersion.Group
+}
+
+// parking is how a write waits.
+type parking struct {
+	// wanted is when the write was first wanted.
+	wanted time.Time
+	// always is set for a write that waits even when no bind is under way.
+	always bool
+}
+
+// deferred reports whether a write should wait, and how: it is not urgent, has not waited
+// StatusMaxDelay yet, and binds are under way or it waits anyway (see podGroupWrite.endsWithJob).
+func (w *statusWriter) deferred(k statusKey) (parking, bool) {
+	if k.queue {
+		return parking{}, false
+	}
+	var p parking
+	w.mu.Lock()
 	if k.pod {
 		// Pod conditions are never urgent: they wait while binds are under way.
-		w.mu.Lock()
 		want, ok := w.pods[k]
-		w.mu.Unlock()
-		if !ok || w.s.clock.Since(want.wanted) >= w.s.opts.StatusMaxDelay {
-			return time.Time{}, false
+		if !ok {
+			w.mu.Unlock()
+			return parking{}, false
 		}
-		return want.wanted, w.s.bindsUnderWay()
+		p.wanted = want.wanted
+	} else {
+		want, ok := w.groups[k]
+		if !ok || want.urgent {
+			w.mu.Unlock()
+			return parking{}, false
+		}
+		p = parking{wanted: want.wanted, always: want.endsWithJob}
 	}
-	w.mu.Lock()
-	want, ok := w.groups[k]
 	w.mu.Unlock()
-	if !ok || want.urgent || w.s.clock.Since(want.wanted) >= w.s.opts.StatusMaxDelay {
-		return time.Time{}, false
-	}
-	return want.wanted, w.s.bindsUnderWay()
+	return p, waits(p, w.s.clock.Now(), w.s.opts.StatusMaxDelay, w.s.bindsUnderWay())
+}
+
+// waits reports whether a write parked as p still waits at now.
+func waits(p parking, now time.Time, maxDelay time.Duration, bindsUnderWay bool) bool {
+	return now.Sub(p.wanted) < maxDelay && (bindsUnderWay || p.always)
 }
 
 func (w *statusWriter) wantQueue(base *schedulingv1beta1.Queue, st schedulingv1beta1.QueueStatus) {
@@ -171,8 +206,8 @@ func (w *statusWriter) run(ctx context.Context, n int, wg *sync.WaitGroup) {
 				if shutdown {
 					return
 				}
-				if wanted, ok := w.deferred(k); ok {
-					w.park(k, wanted)
+				if p, ok := w.deferred(k); ok {
+					w.park(k, p)
 					w.queue.Done(k)
 					continue
 				}
@@ -198,18 +233,18 @@ func (w *statusWriter) run(ctx context.Context, n int, wg *sync.WaitGroup) {
 // parkCheck is how often parked writes are looked at.
 const parkCheck = 100 * time.Millisecond
 
-// park sets a deferred write aside until binds are done or it has waited StatusMaxDelay.
-func (w *statusWriter) park(k statusKey, wanted time.Time) {
+// park sets a deferred write aside until it no longer waits (see waits).
+func (w *statusWriter) park(k statusKey, p parking) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if len(w.parked) == 0 || wanted.Before(w.parkedMin) {
-		w.parkedMin = wanted
+	if len(w.parked) == 0 || p.wanted.Before(w.parkedMin) {
+		w.parkedMin = p.wanted
 	}
-	w.parked[k] = wanted
+	w.parked[k] = p
 }
 
-// runUnparker hands parked writes back to the workers once no bind is under way, or once they
-// have waited StatusMaxDelay.
+// runUnparker hands parked writes back to the workers once they no longer wait: no bind is under
+// way (unless they wait anyway), or they have waited StatusMaxDelay.
 func (w *statusWriter) runUnparker(ctx context.Context, wg *sync.WaitGroup) {
 	wg.Add(1)
 	go func() {
@@ -234,16 +269,16 @@ func (w *statusWriter) unpark() {
 		return
 	}
 	now := w.s.clock.Now()
-	idle := !w.s.bindsUnderWay()
+	busy := w.s.bindsUnderWay()
 	var release []statusKey
-	if idle || now.Sub(w.parkedMin) >= w.s.opts.StatusMaxDelay {
+	if !busy || now.Sub(w.parkedMin) >= w.s.opts.StatusMaxDelay {
 		w.parkedMin = time.Time{}
-		for k, wanted := range w.parked {
-			if idle || now.Sub(wanted) >= w.s.opts.StatusMaxDelay {
+		for k, p := range w.parked {
+			if !waits(p, now, w.s.opts.StatusMaxDelay, busy) {
 				release = append(release, k)
 				delete(w.parked, k)
-			} else if w.parkedMin.IsZero() || wanted.Before(w.parkedMin) {
-				w.parkedMin = wanted
+			} else if w.parkedMin.IsZero() || p.wanted.Before(w.parkedMin) {
+				w.parkedMin = p.wanted
 			}
 		}
 	}

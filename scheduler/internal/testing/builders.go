@@ -378,6 +378,16 @@ func (g *PodGroupWrapper) Annotation(k, v string) *PodGroupWrapper {
 	return g
 }
 
+// ControlledBy makes the PodGroup controlled by an object of the given API version and kind
+// (a Volcano job's is "batch.volcano.sh/v1alpha1", "Job").
+func (g *PodGroupWrapper) ControlledBy(apiVersion, kind, name string) *PodGroupWrapper {
+	controller := true
+	g.OwnerReferences = append(g.OwnerReferences, metav1.OwnerReference{
+		APIVersion: apiVersion, Kind: kind, Name: name, UID: uid(kind, g.Namespace, name), Controller: &controller,
+	})
+	return g
+}
+
 // Created sets the creation time.
 func (g *PodGroupWrapper) Created(t time.Time) *PodGroupWrapper {
 	g.CreationTimestamp = metav1.NewTime(t)
