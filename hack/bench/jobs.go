@@ -35,7 +35,6 @@ import (
 	batchv1alpha1 "github.com/caldera-sh/caldera/api/batch/v1alpha1"
 	"github.com/caldera-sh/caldera/internal/testing/framework"
 	"github.com/caldera-sh/caldera/internal/testing/perf"
-	"github.com/caldera-sh/caldera/internal/testing/wrappers"
 )
 
 // jobsNodes is the number of KWOK nodes of the jobs workloads: room for every pod at once.
@@ -58,7 +57,8 @@ var writeKinds = []struct {
 	{"events", "events", "", ""},
 }
 
-// jobsWorkload submits jobs one-pod (replicas-pod) jobs whose pods run for 1 s.
+// jobsWorkload submits jobs one-pod (replicas-pod) jobs whose pods run for 1 s to the manager,
+// after the same jobs' ceiling run (jobsCeiling) on the same API server.
 func jobsWorkload(jobs int, replicas int32) func(ctx context.Context, b *bench, dir string) (row, error) {
 	return func(ctx context.Context, b *bench, dir string) (row, error) {
 		audit := filepath.Join(dir, "audit.log")
@@ -71,6 +71,10 @@ func jobsWorkload(jobs int, replicas int32) func(ctx context.Context, b *bench, 
 		if err == nil {
 			err = f.WaitForNodesReady(ctx, names...)
 		}
+		if err != nil {
+			return row{}, err
+		}
+		ceiling, err := jobsCeiling(ctx, f, names, jobs, replicas)
 		if err != nil {
 			return row{}, err
 		}
@@ -89,8 +93,7 @@ func jobsWorkload(jobs int, replicas int32) func(ctx context.Context, b *bench, 
 		b.startProfile(ctx, dir, f.Config)
 		firstCreate := time.Now()
 		err = perf.Parallel(jobs, 16, func(i int) error {
-			job := wrappers.MakeJob(fmt.Sprintf("job-%d", i), benchNamespace).Task("main", replicas).RunFor(time.Second).Obj()
-			job.Spec.MinAvailable = replicas
+			job := benchJob(i, benchNamespace, replicas)
 			created[i] = time.Now()
 			return f.Client.Create(ctx, job)
 		})
@@ -145,11 +148,15 @@ func jobsWorkload(jobs int, replicas int32) func(ctx context.Context, b *bench, 
 		lastCompleted, latencies := w.figures(created)
 		var r row
 		r.add("jobs", "%d", jobs)
-		r.add("jobs/s", "%.1f", float64(jobs)/lastCompleted.Sub(firstCreate).Seconds())
+		took := lastCompleted.Sub(firstCreate)
+		r.add("jobs/s", "%.1f", float64(jobs)/took.Seconds())
+		r.add("ceiling jobs/s", "%.1f", float64(jobs)/ceiling.completed.Seconds())
+		r.add("ratio", "%.2f", ceiling.completed.Seconds()/took.Seconds())
 		r.add("last create → all Completed", "%.1f s", lastCompleted.Sub(lastCreate).Seconds())
 		if n := len(podCreates); n > 1 {
 			r.add("pods created/s", "%.0f", float64(n)/podCreates[n-1].Sub(firstCreate).Seconds())
 		}
+		r.add("ceiling pods created/s", "%.0f", float64(jobs*int(replicas))/ceiling.podsMade.Seconds())
 		r.add("create → bound p50", "%.2f s", percentile(latencies, 50).Seconds())
 		r.add("create → bound p99", "%.2f s", percentile(latencies, 99).Seconds())
 		r.add("status writes/job", "%.2f", float64(counts["job status"]+counts["PodGroup status"])/float64(jobs))
