@@ -83,6 +83,10 @@ func schedulingWorkload(nodes, groups, size int, layout *racks) func(ctx context
 		if err := s.fill(ctx); err != nil {
 			return row{}, err
 		}
+		listed, err := s.listCeiling(ctx)
+		if err != nil {
+			return row{}, err
+		}
 		m, err := s.schedule(ctx, b, b.schedulerConf, true)
 		if err != nil {
 			return row{}, err
@@ -94,6 +98,7 @@ func schedulingWorkload(nodes, groups, size int, layout *racks) func(ctx context
 		r.add("ratio", "%.2f", m.PodsPerSecond/ceiling.PodsPerSecond)
 		r.add("longest pause", "%d ms", m.MaxGap.Milliseconds())
 		r.add("first bind after start", "%.2f s", m.First.Sub(m.started).Seconds())
+		r.add("list ceiling", "%.2f s", listed.Seconds())
 		r.add("first bind after lease", "%.2f s", m.First.Sub(m.led).Seconds())
 		r.add("peak RSS", "%.0f MiB", m.rss)
 		r.add("manager CPU", "%.1f s", m.cpu.Seconds())
@@ -179,6 +184,26 @@ func (s *schedulingRun) ceiling(ctx context.Context) (perf.Throughput, error) {
 		return perf.Throughput{}, fmt.Errorf("deleting the ceiling's pods: %w", err)
 	}
 	return ceiling, nil
+}
+
+// listCeiling is the time the benchmark takes to list what the scheduler must know before its
+// first bind: the PodGroups, pods and nodes, listed at once from the API server's watch cache as
+// informers list them, pods and nodes as protobuf and PodGroups (a custom resource) as JSON. No
+// scheduler can bind sooner after it starts.
+func (s *schedulingRun) listCeiling(ctx context.Context) (time.Duration, error) {
+	fromCache := metav1.ListOptions{ResourceVersion: "0"}
+	lists := []func() error{
+		func() error { _, err := s.kube.CoreV1().Pods("").List(ctx, fromCache); return err },
+		func() error { _, err := s.kube.CoreV1().Nodes().List(ctx, fromCache); return err },
+		func() error {
+			return s.f.Client.List(ctx, &schedulingv1beta1.PodGroupList{}, &client.ListOptions{Raw: &fromCache})
+		},
+	}
+	start := time.Now()
+	if err := perf.Parallel(len(lists), len(lists), func(i int) error { return lists[i]() }); err != nil {
+		return 0, fmt.Errorf("the list ceiling: %w", err)
+	}
+	return time.Since(start), nil
 }
 
 // fill makes the workload: its PodGroups, then their pods, all pending.
