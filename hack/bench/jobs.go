@@ -71,6 +71,9 @@ func jobsWorkload(jobs int, replicas int32) func(ctx context.Context, b *bench, 
 		if err == nil {
 			err = f.WaitForNodesReady(ctx, names...)
 		}
+		if err == nil {
+			err = servedBefore(ctx, f)
+		}
 		if err != nil {
 			return row{}, err
 		}

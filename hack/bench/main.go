@@ -41,6 +41,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"net/http"
 	"os"
 	"os/exec"
@@ -452,4 +453,26 @@ func contains(list []string, s string) bool {
 
 func say(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "%s %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
+}
+
+// servedBefore asks the API server once for each of Caldera's custom resources, as a cluster
+// that has served them before has done: an API server builds a custom resource's handler (its
+// storage and watch cache, its schema's CEL programs) on the first request for it, once per
+// server, and a manager that restarts or fails over finds them built. The first bind after the
+// manager's start then measures the manager's start-up, not the server's.
+func servedBefore(ctx context.Context, f *framework.Framework) error {
+	start, kinds := time.Now(), 0
+	for gvk := range f.Scheme.AllKnownTypes() {
+		if !strings.HasSuffix(gvk.Group, "volcano.sh") || !strings.HasSuffix(gvk.Kind, "List") {
+			continue
+		}
+		list := &unstructured.UnstructuredList{}
+		list.SetGroupVersionKind(gvk)
+		if err := f.Client.List(ctx, list, client.Limit(1)); err != nil {
+			return fmt.Errorf("listing %s: %w", gvk.Kind, err)
+		}
+		kinds++
+	}
+	say("the API server served each of %d custom resources once (%s)", kinds, time.Since(start).Round(time.Millisecond))
+	return nil
 }

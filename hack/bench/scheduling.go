@@ -141,6 +141,9 @@ func newSchedulingRun(ctx context.Context, dir string, nodes, groups, size int, 
 			}
 			s.topology = &schedulingv1beta1.NetworkTopologySpec{Mode: "hard", HighestTierAllowed: ptr.To[int32](1)}
 		}
+		if err := servedBefore(ctx, f); err != nil {
+			return err
+		}
 		return framework.WriteKubeconfig(f.Config, s.kubeconfig())
 	}()
 	if err != nil {
