@@ -118,16 +118,21 @@ func jobsCeiling(ctx context.Context, f *framework.Framework, nodes []string, jo
 		go func() {
 			defer ends.Done()
 			for i := range finished {
-				if err := endJob(ctx, f, made[i], groups[i], replicas); err != nil {
+				mu.Lock()
+				job, pg := made[i], groups[i]
+				mu.Unlock()
+				if err := endJob(ctx, f, job, pg, replicas); err != nil {
 					endOnce.Do(func() { endErr = err })
 				}
 			}
 		}()
 	}
 	err = perf.Parallel(jobs, ceilingWorkers, func(i int) error {
-		job, pg, err := startJob(ctx, f, i, nodes, replicas)
-		made[i], groups[i] = job, pg
-		return err
+		return startJob(ctx, f, i, nodes, replicas, func(job *batchv1alpha1.Job, pg *schedulingv1beta1.PodGroup) {
+			mu.Lock()
+			made[i], groups[i] = job, pg
+			mu.Unlock()
+		})
 	})
 	podsMade := time.Since(start)
 	if err == nil {
@@ -151,20 +156,21 @@ type ceilingRun struct {
 	podsMade, completed time.Duration
 }
 
-// startJob makes the i-th job and everything the manager would make for it up to its pods bound.
-func startJob(ctx context.Context, f *framework.Framework, i int, nodes []string, replicas int32) (*batchv1alpha1.Job, *schedulingv1beta1.PodGroup, error) {
+// startJob makes the i-th job and everything the manager would make for it up to its pods bound;
+// it hands the job and its PodGroup, as written, to keep before it makes the pods.
+func startJob(ctx context.Context, f *framework.Framework, i int, nodes []string, replicas int32, keep func(*batchv1alpha1.Job, *schedulingv1beta1.PodGroup)) error {
 	job := benchJob(i, ceilingNamespace, replicas)
 	if err := f.Client.Create(ctx, job); err != nil {
-		return nil, nil, err
+		return err
 	}
 	pg := pods.BuildPodGroup(job, replicas, nil)
 	if err := f.Client.Create(ctx, pg); err != nil {
-		return nil, nil, err
+		return err
 	}
 	admitted := pg.DeepCopy()
 	admitted.Status.Phase = schedulingv1beta1.PodGroupInqueue
 	if err := f.Client.Status().Patch(ctx, admitted, client.MergeFrom(pg)); err != nil {
-		return nil, nil, err
+		return err
 	}
 	now := metav1.Now()
 	pending := job.DeepCopy()
@@ -179,23 +185,24 @@ func startJob(ctx context.Context, f *framework.Framework, i int, nodes []string
 		},
 	}
 	if err := f.Client.Status().Patch(ctx, pending, client.MergeFrom(job)); err != nil {
-		return nil, nil, err
+		return err
 	}
+	keep(pending, admitted)
 	for r := range int(replicas) {
 		pod, err := pods.BuildPod(pending, "main", r, pods.PodOptions{DefaultSchedulerName: "volcano"})
 		if err != nil {
-			return nil, nil, err
+			return err
 		}
 		if err := f.Client.Create(ctx, pod); err != nil {
-			return nil, nil, err
+			return err
 		}
 		node := nodes[(i*int(replicas)+r)%len(nodes)]
 		binding := &corev1.Binding{ObjectMeta: metav1.ObjectMeta{Namespace: pod.Namespace, Name: pod.Name}, Target: corev1.ObjectReference{Kind: "Node", Name: node}}
 		if err := f.Client.SubResource("binding").Create(ctx, pod, binding); err != nil {
-			return nil, nil, err
+			return err
 		}
 	}
-	return pending, admitted, nil
+	return nil
 }
 
 // endJob writes what the manager writes once a job's pods have all succeeded.
