@@ -185,34 +185,56 @@ func BenchmarkCyclePlaceGangs(b *testing.B) {
 	for _, w := range []struct {
 		name                    string
 		nodes, groups, perGroup int
+		racks                   bool
 	}{
-		{"5000Nodes_10000OnePodGroups", 5000, 10000, 1},
-		{"1000Nodes_20GangsOf500", 1000, 20, 500},
-		{"5000Nodes_1000GangsOf3", 5000, 1000, 3},
+		{"5000Nodes_10000OnePodGroups", 5000, 10000, 1, false},
+		{"1000Nodes_20GangsOf500", 1000, 20, 500, false},
+		{"5000Nodes_1000GangsOf3", 5000, 1000, 3, false},
+		{"1000NodesIn32Racks_40GangsOf64WithinARack", 1000, 40, 64, true},
 	} {
 		for _, conf := range []struct {
 			name string
 			data []byte
 		}{{"default", nil}, {"capacity-topology", capacityTopology}} {
 			b.Run(w.name+"/"+conf.name, func(b *testing.B) {
-				placeGangs(b, w.nodes, w.groups, w.perGroup, conf.data)
+				placeGangs(b, w.nodes, w.groups, w.perGroup, w.racks, conf.data)
 			})
 		}
 	}
 }
 
 // placeGangs runs BenchmarkCyclePlaceGangs for one shape and configuration (nil: the default).
-func placeGangs(b *testing.B, nodes, groups, perGroup int, conf []byte) {
+// With racks, the nodes are laid out as make bench's sched-1000n-40x64-racks lays them out (4
+// blocks of 8 racks, node i in rack i % 32) and every gang must land within one rack.
+func placeGangs(b *testing.B, nodes, groups, perGroup int, racks bool, conf []byte) {
+	const blocks, racksPerBlock = 4, 8
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
 		c := cache.New([]string{st.SchedulerName}, schedulingv1beta1.DefaultQueue)
 		c.AddQueue(st.MakeQueue("default", 1).Obj())
+		members := make([][]string, blocks*racksPerBlock)
 		for n := 0; n < nodes; n++ {
-			c.AddNode(st.MakeNode(fmt.Sprintf("node-%d", n), "4", "32Gi").Obj())
+			name := fmt.Sprintf("node-%d", n)
+			c.AddNode(st.MakeNode(name, "4", "32Gi").Obj())
+			members[n%len(members)] = append(members[n%len(members)], name)
+		}
+		if racks {
+			for bl := range blocks {
+				var inBlock []string
+				for r := bl * racksPerBlock; r < (bl+1)*racksPerBlock; r++ {
+					inBlock = append(inBlock, fmt.Sprintf("rack-%d", r))
+					c.AddHyperNode(st.MakeHyperNode(fmt.Sprintf("rack-%d", r), 1, members[r]...))
+				}
+				c.AddHyperNode(st.MakeHyperNode(fmt.Sprintf("block-%d", bl), 2, inBlock...))
+			}
 		}
 		for g := 0; g < groups; g++ {
 			name := fmt.Sprintf("pg-%d", g)
-			c.AddPodGroup(st.MakePodGroup("bench", name, int32(perGroup)).Obj())
+			pg := st.MakePodGroup("bench", name, int32(perGroup))
+			if racks {
+				pg = pg.NetworkTopology("hard", 1, "")
+			}
+			c.AddPodGroup(pg.Obj())
 			for p := 0; p < perGroup; p++ {
 				c.AddPod(st.MakePod("bench", fmt.Sprintf("%s-%d", name, p)).Group(name).Req("100m", "500Mi").Obj())
 			}

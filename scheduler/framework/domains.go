@@ -46,6 +46,16 @@ func (ssn *Session) HyperNodeScore(j *api.JobInfo, nodes []*api.NodeInfo) float6
 	return score
 }
 
+// ScoresHyperNodes reports whether a plugin scores HyperNodes (HyperNodeScore is not always 0).
+func (ssn *Session) ScoresHyperNodes() bool {
+	for _, p := range ssn.plugins {
+		if _, ok := ssn.hyperNodeOrderFns[p.option.Name]; ok && conf.Enabled(p.option.EnabledHyperNodeOrder) {
+			return true
+		}
+	}
+	return false
+}
+
 // Topology returns the cycle's network domains (the HyperNodes over the snapshot's nodes).
 func (ssn *Session) Topology() *topology.Topology { return ssn.Snapshot.Topology() }
 

@@ -99,8 +99,13 @@ type domainMiss struct {
 // Domains that do not hold every held node (where the job's or subgroup's pods already are) are
 // left out, so placements grow, and replaced pods come back, where they already are. With no
 // domain, it returns what it saw. Every attempt is undone.
+//
+// When no plugin scores HyperNodes, every domain scores the same and the first where the attempt
+// succeeds is the one: the others are not tried (with 32 racks, a gang is placed on trial once or
+// a few times instead of 32 times).
 func chooseDomain(ssn *framework.Session, topo *topology.Topology, j *api.JobInfo, want domainWant, attempt domainAttempt) (*topology.Domain, []*api.NodeInfo, domainMiss) {
 	var miss domainMiss
+	scored := ssn.ScoresHyperNodes()
 	domains := topo.Domains
 	for start := 0; start < len(domains); {
 		tier := domains[start].Tier
@@ -134,6 +139,10 @@ func chooseDomain(ssn *framework.Session, topo *topology.Topology, j *api.JobInf
 				}
 				fits[t.UID] = fe
 			})
+			if ok && !scored {
+				undo()
+				return d, nodes, miss
+			}
 			if ok {
 				if score := ssn.HyperNodeScore(j, nodes); best == nil || score > bestScore {
 					best, bestNodes, bestScore = d, nodes, score

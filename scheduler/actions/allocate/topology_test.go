@@ -19,6 +19,7 @@ package allocate_test
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -158,6 +159,37 @@ func TestAllocateWithinHyperNodes(t *testing.T) {
 			}
 			if diff := cmp.Diff(want, res.Messages); diff != "" {
 				t.Errorf("messages (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// With no plugin scoring HyperNodes, a hard gang goes to the first domain by name that holds it,
+// not to the fullest one (the network-topology-aware plugin's choice).
+func TestAllocateWithinHyperNodesUnscored(t *testing.T) {
+	unscored := strings.Replace(topologyConf, "  - name: network-topology-aware\n", "", 1)
+	if unscored == topologyConf {
+		t.Fatal("topologyConf has no network-topology-aware plugin to leave out")
+	}
+	queues := []any{st.MakeQueue("default", 1).Obj()}
+	// s0 cannot hold the gang; s1 and s3 are empty; s2 is the fullest that holds it.
+	objs := objects(queues, racks(), busy("n0", "6"), busy("n1", "6"), busy("n4", "2"), topologyGang("pg", 2, "4", "hard", 1, ""))
+	for name, tc := range map[string]struct {
+		conf  string
+		nodes []string
+	}{
+		"unscored: the first rack by name": {conf: unscored, nodes: []string{"n2", "n3"}},
+		"scored: the fullest rack":         {conf: topologyConf, nodes: []string{"n4", "n5"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			res := run(t, tc.conf, objs)
+			if len(res.Binds) != 2 {
+				t.Fatalf("binds = %v, want 2", res.Binds)
+			}
+			for pod, node := range res.Binds {
+				if !slices.Contains(tc.nodes, node) {
+					t.Errorf("pod %s bound to %s, want one of %v", pod, node, tc.nodes)
+				}
 			}
 		})
 	}
