@@ -212,11 +212,13 @@ func placeGangs(b *testing.B, nodes, groups, perGroup int, racks bool, conf []by
 		b.StopTimer()
 		c := cache.New([]string{st.SchedulerName}, schedulingv1beta1.DefaultQueue)
 		c.AddQueue(st.MakeQueue("default", 1).Obj())
-		members := make([][]string, blocks*racksPerBlock)
+		members := make([][]string, blocks*racksPerBlock) // by rack
 		for n := 0; n < nodes; n++ {
 			name := fmt.Sprintf("node-%d", n)
 			c.AddNode(st.MakeNode(name, "4", "32Gi").Obj())
-			members[n%len(members)] = append(members[n%len(members)], name)
+			if racks {
+				members[n%len(members)] = append(members[n%len(members)], name)
+			}
 		}
 		if racks {
 			for bl := range blocks {
