@@ -42,7 +42,8 @@ const (
 	DefaultBindWorkers = 16
 	// DefaultStatusWorkers is the number of workers that write PodGroup and Queue statuses.
 	DefaultStatusWorkers = 4
-	// DefaultStatusMaxDelay is the longest a PodGroup status write waits for binds to finish.
+	// DefaultStatusMaxDelay is the longest a PodGroup status write waits (see
+	// Options.StatusMaxDelay).
 	DefaultStatusMaxDelay = 30 * time.Second
 	// DefaultConfigPollInterval is how often the configuration file is checked for changes.
 	DefaultConfigPollInterval = 5 * time.Second

@@ -76,7 +76,8 @@ type statusWriter struct {
 	mu     sync.Mutex
 	groups map[statusKey]podGroupWrite
 	queues map[statusKey]queueWrite
-	// parked holds deferred writes and when they were first wanted; parkedMin is the earliest.
+	// parked holds deferred writes, when each was first wanted and whether it waits even with no
+	// bind under way; parkedMin is the earliest wanted.
 	parked    map[statusKey]parking
 	parkedMin time.Time
 	// written remembers, per object, the resourceVersion a status was last written over and
@@ -195,7 +196,8 @@ func (w *statusWriter) wantQueue(base *schedulingv1beta1.Queue, st schedulingv1b
 
 // run starts n status workers. Binds come first: a write that is not urgent waits while binds
 // are under way (statuses are coalesced, so waiting costs nothing but time), at most
-// StatusMaxDelay.
+// StatusMaxDelay; a Completed status of a Volcano job's PodGroup waits that long anyway (see
+// podGroupWrite.endsWithJob).
 func (w *statusWriter) run(ctx context.Context, n int, wg *sync.WaitGroup) {
 	for i := 0; i < n; i++ {
 		wg.Add(1)

@@ -59,18 +59,13 @@ func benchJob(i int, ns string, replicas int32) *batchv1alpha1.Job {
 // the PodGroup's delete. These are the writes the manager makes at the least (its PodGroup and
 // job statuses coalesce to these under load), and KWOK runs the pods as in the manager's run.
 //
-// It reports the time from the first create to the last pod made and to the last job seen
-// Completed, and deletes what it made, so that the manager's run starts from an empty cluster.
+// It reports the time from the first create to the last pod created and to the last job seen
+// Completed, and then deletes its jobs, PodGroups and pods, so that the manager's run starts with
+// none (its namespace and events stay).
 func jobsCeiling(ctx context.Context, f *framework.Framework, nodes []string, jobs int, replicas int32) (ceilingRun, error) {
 	if err := f.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ceilingNamespace}}); err != nil {
 		return ceilingRun{}, err
 	}
-	w, err := watchJobs(ctx, f, ceilingNamespace)
-	if err != nil {
-		return ceilingRun{}, err
-	}
-	defer w.stop()
-
 	made := make([]*batchv1alpha1.Job, jobs)
 	groups := make([]*schedulingv1beta1.PodGroup, jobs)
 	index := make(map[string]int, jobs)
@@ -82,9 +77,9 @@ func jobsCeiling(ctx context.Context, f *framework.Framework, nodes []string, jo
 	var mu sync.Mutex
 	succeeded := map[string]map[string]bool{}
 	closed := false
-	stopWatch, err := watchNamespace(ctx, f, ceilingNamespace, nil, []watched{{&corev1.Pod{}, func(obj any) {
-		pod, ok := obj.(*corev1.Pod)
-		if !ok || pod.Status.Phase != corev1.PodSucceeded {
+	var lastPod time.Time
+	w, err := watchJobs(ctx, f, ceilingNamespace, func(pod *corev1.Pod) {
+		if pod.Status.Phase != corev1.PodSucceeded {
 			return
 		}
 		job := pod.Labels[batchv1alpha1.JobNameKey]
@@ -103,12 +98,15 @@ func jobsCeiling(ctx context.Context, f *framework.Framework, nodes []string, jo
 		if len(succeeded[job]) == int(replicas) {
 			finished <- index[job]
 		}
-	}}})
+	})
 	if err != nil {
 		return ceilingRun{}, err
 	}
-	defer stopWatch()
+	defer w.stop()
 
+	// An end worker that fails stops the wait for every job to complete.
+	waitCtx, stopWaiting := context.WithCancel(ctx)
+	defer stopWaiting()
 	start := time.Now()
 	var ends sync.WaitGroup
 	var endErr error
@@ -123,6 +121,7 @@ func jobsCeiling(ctx context.Context, f *framework.Framework, nodes []string, jo
 				mu.Unlock()
 				if err := endJob(ctx, f, job, pg, replicas); err != nil {
 					endOnce.Do(func() { endErr = err })
+					stopWaiting()
 				}
 			}
 		}()
@@ -132,11 +131,14 @@ func jobsCeiling(ctx context.Context, f *framework.Framework, nodes []string, jo
 			mu.Lock()
 			made[i], groups[i] = job, pg
 			mu.Unlock()
+		}, func() {
+			mu.Lock()
+			lastPod = time.Now()
+			mu.Unlock()
 		})
 	})
-	podsMade := time.Since(start)
 	if err == nil {
-		err = w.waitCompleted(ctx, jobs, 10*time.Minute)
+		err = w.waitCompleted(waitCtx, jobs, 10*time.Minute)
 	}
 	mu.Lock()
 	closed = true
@@ -147,18 +149,20 @@ func jobsCeiling(ctx context.Context, f *framework.Framework, nodes []string, jo
 		return ceilingRun{}, fmt.Errorf("the ceiling run: %w", err)
 	}
 	last, _ := w.figures(nil)
-	return ceilingRun{podsMade: podsMade, completed: last.Sub(start)}, clearCeiling(ctx, f)
+	return ceilingRun{podsMade: lastPod.Sub(start), completed: last.Sub(start)}, clearCeiling(ctx, f)
 }
 
 // ceilingRun is what a ceiling run measured, from its first create.
 type ceilingRun struct {
-	// podsMade is the time to the last pod made; completed, to the last job seen Completed.
+	// podsMade is the time to the last pod created; completed, to the last job seen Completed.
 	podsMade, completed time.Duration
 }
 
 // startJob makes the i-th job and everything the manager would make for it up to its pods bound;
-// it hands the job and its PodGroup, as written, to keep before it makes the pods.
-func startJob(ctx context.Context, f *framework.Framework, i int, nodes []string, replicas int32, keep func(*batchv1alpha1.Job, *schedulingv1beta1.PodGroup)) error {
+// it hands the job and its PodGroup, as written, to keep before it makes the pods, and calls
+// created after each pod is created.
+func startJob(ctx context.Context, f *framework.Framework, i int, nodes []string, replicas int32,
+	keep func(*batchv1alpha1.Job, *schedulingv1beta1.PodGroup), created func()) error {
 	job := benchJob(i, ceilingNamespace, replicas)
 	if err := f.Client.Create(ctx, job); err != nil {
 		return err
@@ -196,6 +200,7 @@ func startJob(ctx context.Context, f *framework.Framework, i int, nodes []string
 		if err := f.Client.Create(ctx, pod); err != nil {
 			return err
 		}
+		created()
 		node := nodes[(i*int(replicas)+r)%len(nodes)]
 		binding := &corev1.Binding{ObjectMeta: metav1.ObjectMeta{Namespace: pod.Namespace, Name: pod.Name}, Target: corev1.ObjectReference{Kind: "Node", Name: node}}
 		if err := f.Client.SubResource("binding").Create(ctx, pod, binding); err != nil {

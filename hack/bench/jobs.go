@@ -87,7 +87,7 @@ func jobsWorkload(jobs int, replicas int32) func(ctx context.Context, b *bench, 
 		}
 		defer func() { _ = manager.Stop() }()
 
-		w, err := watchJobs(ctx, f, benchNamespace)
+		w, err := watchJobs(ctx, f, benchNamespace, nil)
 		if err != nil {
 			return row{}, err
 		}
@@ -181,10 +181,15 @@ type jobWatch struct {
 	cancel    context.CancelFunc
 }
 
-func watchJobs(ctx context.Context, f *framework.Framework, ns string) (*jobWatch, error) {
+// watchJobs starts a jobWatch of namespace ns; alsoOnPod, when not nil, is called with every pod
+// added or updated.
+func watchJobs(ctx context.Context, f *framework.Framework, ns string, alsoOnPod func(*corev1.Pod)) (*jobWatch, error) {
 	w := &jobWatch{bound: map[string]time.Time{}, completed: map[string]time.Time{}}
 	onPod := func(obj any) {
 		pod, ok := obj.(*corev1.Pod)
+		if ok && alsoOnPod != nil {
+			alsoOnPod(pod)
+		}
 		if !ok || pod.Spec.NodeName == "" {
 			return
 		}

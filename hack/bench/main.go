@@ -32,7 +32,11 @@ limitations under the License.
 //
 // The jobs workload submits one-pod Volcano jobs (each pod runs 1 s on a KWOK node) from 16
 // client workers, as a hyper-parameter sweep or an Argo Workflows fan-out does, and counts the
-// manager's API writes by kind from the API server's audit log.
+// manager's API writes by kind from the API server's audit log. Before the manager starts, the
+// benchmark measures the same jobs' ceiling on the same server (jobsCeiling).
+//
+// Both start the manager on a server that has served Caldera's custom resources before
+// (servedBefore), as a restarted manager finds it.
 package main
 
 import (
@@ -41,7 +45,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"net/http"
 	"os"
 	"os/exec"
@@ -58,6 +61,7 @@ import (
 	"go.uber.org/zap/zapcore"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
