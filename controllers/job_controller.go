@@ -197,7 +197,7 @@ func (r *JobReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	ctx := context.Background()
 	idx := mgr.GetFieldIndexer()
 	if err := idx.IndexField(ctx, &corev1.Pod{}, podOwnerKey, func(o client.Object) []string {
-		if ref := jobOwner(o); ref != nil {
+		if ref := batchv1alpha1.JobControllerOf(o); ref != nil {
 			return []string{string(ref.UID)}
 		}
 		return nil
@@ -255,13 +255,13 @@ func (r *JobReconciler) podHandler() handler.EventHandler {
 				return
 			}
 			r.expectations.CreationObserved(key, pod.Name)
-			r.changes.addPod(key, jobOwner(pod).UID, nil, pod)
+			r.changes.addPod(key, batchv1alpha1.JobControllerOf(pod).UID, nil, pod)
 			enqueue(q, key)
 		},
 		UpdateFunc: func(_ context.Context, e event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
 			cur, key, ok := podJob(e.ObjectNew)
 			old, oldKey, oldOK := podJob(e.ObjectOld)
-			if oldOK && (!ok || oldKey != key || jobOwner(old).UID != jobOwner(cur).UID) {
+			if oldOK && (!ok || oldKey != key || batchv1alpha1.JobControllerOf(old).UID != batchv1alpha1.JobControllerOf(cur).UID) {
 				// No longer that job's pod (its controller reference was edited).
 				r.changes.dropPod(oldKey, old.UID)
 				enqueue(q, oldKey)
@@ -272,7 +272,7 @@ func (r *JobReconciler) podHandler() handler.EventHandler {
 			if old != nil && old.ResourceVersion == cur.ResourceVersion {
 				return
 			}
-			owner := jobOwner(cur).UID
+			owner := batchv1alpha1.JobControllerOf(cur).UID
 			old, cur = r.markOurs(key, old), r.markOurs(key, cur)
 			r.changes.addPod(key, owner, old, cur)
 			enqueue(q, key)
@@ -282,7 +282,7 @@ func (r *JobReconciler) podHandler() handler.EventHandler {
 			if !ok {
 				return
 			}
-			owner := jobOwner(pod).UID
+			owner := batchv1alpha1.JobControllerOf(pod).UID
 			pod = r.markOurs(key, pod)
 			r.expectations.DeletionObserved(key, pod.UID)
 			r.changes.addPod(key, owner, pod, nil)
@@ -308,7 +308,7 @@ func (r *JobReconciler) markOurs(key types.NamespacedName, pod *corev1.Pod) *cor
 // podGroupHandler records PodGroup phase changes and enqueues the owning job.
 func (r *JobReconciler) podGroupHandler() handler.EventHandler {
 	key := func(o client.Object) (types.NamespacedName, bool) {
-		ref := jobOwner(o)
+		ref := batchv1alpha1.JobControllerOf(o)
 		if ref == nil {
 			return types.NamespacedName{}, false
 		}

@@ -42,22 +42,13 @@ type Policies interface {
 	When(job *batchv1alpha1.Job, pods []*corev1.Pod, req lifecycle.Request) lifecycle.WhenFunc
 }
 
-// jobOwner returns the controller reference of o when it is a batch.volcano.sh Job.
-func jobOwner(o metav1.Object) *metav1.OwnerReference {
-	ref := metav1.GetControllerOf(o)
-	if ref == nil || ref.Kind != "Job" || ref.APIVersion != batchv1alpha1.GroupVersion.String() {
-		return nil
-	}
-	return ref
-}
-
 // podJob returns the pod and the key of its job, when o is a pod controlled by a Job.
 func podJob(o client.Object) (*corev1.Pod, types.NamespacedName, bool) {
 	pod, ok := o.(*corev1.Pod)
 	if !ok {
 		return nil, types.NamespacedName{}, false
 	}
-	ref := jobOwner(pod)
+	ref := batchv1alpha1.JobControllerOf(pod)
 	if ref == nil {
 		return pod, types.NamespacedName{}, false
 	}

@@ -23,8 +23,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -129,20 +127,10 @@ func (w *statusWriter) wantPodGroup(pg *schedulingv1beta1.PodGroup, st schedulin
 		wanted = old.wanted
 		conds = status.MergeConditions(old.conds, conds)
 	}
-	endsWithJob := st.Phase == schedulingv1beta1.PodGroupCompleted && controlledByJob(pg)
+	endsWithJob := st.Phase == schedulingv1beta1.PodGroupCompleted && batchv1alpha1.JobControllerOf(pg) != nil
 	w.groups[k] = podGroupWrite{uid: pg.UID, status: st, conds: conds, event: event, urgent: urgent, endsWithJob: endsWithJob, wanted: wanted}
 	w.mu.Unlock()
 	w.queue.Add(k)
-}
-
-// controlledByJob reports whether a Volcano job controls the PodGroup.
-func controlledByJob(pg *schedulingv1beta1.PodGroup) bool {
-	ref := metav1.GetControllerOf(pg)
-	if ref == nil || ref.Kind != "Job" {
-		return false
-	}
-	gv, err := schema.ParseGroupVersion(ref.APIVersion)
-	return err == nil && gv.Group == batchv1alpha1.GroupVersion.Group
 }
 
 // parking is how a write waits.

@@ -51,26 +51,6 @@ func TestWaits(t *testing.T) {
 	}
 }
 
-func TestControlledByJob(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		pg   *schedulingv1beta1.PodGroup
-		want bool
-	}{
-		{name: "no owner", pg: st.MakePodGroup("ns", "pg", 1).Obj()},
-		{name: "a Volcano job", pg: st.MakePodGroup("ns", "pg", 1).ControlledBy("batch.volcano.sh/v1alpha1", "Job", "j").Obj(), want: true},
-		{name: "a Kubernetes job", pg: st.MakePodGroup("ns", "pg", 1).ControlledBy("batch/v1", "Job", "j").Obj()},
-		{name: "another kind of the group", pg: st.MakePodGroup("ns", "pg", 1).ControlledBy("batch.volcano.sh/v1alpha1", "CronJob", "j").Obj()},
-		{name: "an unreadable API version", pg: st.MakePodGroup("ns", "pg", 1).ControlledBy("a/b/c", "Job", "j").Obj()},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := controlledByJob(tc.pg); got != tc.want {
-				t.Errorf("controlledByJob() = %v, want %v", got, tc.want)
-			}
-		})
-	}
-}
-
 // A Completed status for a Volcano job's PodGroup waits even with no bind under way, since the
 // job controller deletes that PodGroup when the job ends; once it has waited StatusMaxDelay it
 // is written. Other statuses, and Completed ones of other PodGroups, go at once when no bind is
