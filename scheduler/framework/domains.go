@@ -35,25 +35,25 @@ func (ssn *Session) AddHyperNodeOrderFn(name string, fn HyperNodeOrderFn) {
 // HyperNodeScore sums the domain scores of the plugins whose enabledHyperNodeOrder is on.
 func (ssn *Session) HyperNodeScore(j *api.JobInfo, nodes []*api.NodeInfo) float64 {
 	var score float64
-	for _, p := range ssn.plugins {
-		if !conf.Enabled(p.option.EnabledHyperNodeOrder) {
-			continue
-		}
-		if fn, ok := ssn.hyperNodeOrderFns[p.option.Name]; ok {
-			score += fn(j, nodes)
-		}
+	for _, fn := range ssn.hyperNodeScorers() {
+		score += fn(j, nodes)
 	}
 	return score
 }
 
 // ScoresHyperNodes reports whether a plugin scores HyperNodes (HyperNodeScore is not always 0).
-func (ssn *Session) ScoresHyperNodes() bool {
+func (ssn *Session) ScoresHyperNodes() bool { return len(ssn.hyperNodeScorers()) > 0 }
+
+// hyperNodeScorers are the HyperNode order functions of the plugins whose enabledHyperNodeOrder
+// is on, in the configuration's order.
+func (ssn *Session) hyperNodeScorers() []HyperNodeOrderFn {
+	var fns []HyperNodeOrderFn
 	for _, p := range ssn.plugins {
-		if _, ok := ssn.hyperNodeOrderFns[p.option.Name]; ok && conf.Enabled(p.option.EnabledHyperNodeOrder) {
-			return true
+		if fn, ok := ssn.hyperNodeOrderFns[p.option.Name]; ok && conf.Enabled(p.option.EnabledHyperNodeOrder) {
+			fns = append(fns, fn)
 		}
 	}
-	return false
+	return fns
 }
 
 // Topology returns the cycle's network domains (the HyperNodes over the snapshot's nodes).
