@@ -75,9 +75,11 @@ type statusWriter struct {
 	groups map[statusKey]podGroupWrite
 	queues map[statusKey]queueWrite
 	// parked holds deferred writes, when each was first wanted and whether it waits even with no
-	// bind under way; parkedMin is the earliest wanted.
-	parked    map[statusKey]parking
-	parkedMin time.Time
+	// bind under way; parkedMin is the earliest wanted, and parkedForBinds counts those that wait
+	// only while binds are under way.
+	parked         map[statusKey]parking
+	parkedMin      time.Time
+	parkedForBinds int
 	// written remembers, per object, the resourceVersion a status was last written over and
 	// that status, so the same write is not repeated before the informer shows it.
 	written map[statusKey]writtenStatus
@@ -230,6 +232,12 @@ func (w *statusWriter) park(k statusKey, p parking) {
 	if len(w.parked) == 0 || p.wanted.Before(w.parkedMin) {
 		w.parkedMin = p.wanted
 	}
+	if old, ok := w.parked[k]; ok && !old.always {
+		w.parkedForBinds--
+	}
+	if !p.always {
+		w.parkedForBinds++
+	}
 	w.parked[k] = p
 }
 
@@ -261,12 +269,16 @@ func (w *statusWriter) unpark() {
 	now := w.s.clock.Now()
 	busy := w.s.bindsUnderWay()
 	var release []statusKey
-	if !busy || now.Sub(w.parkedMin) >= w.s.opts.StatusMaxDelay {
+	// Only a bind-bound write can go before the earliest one has waited StatusMaxDelay.
+	if !busy && w.parkedForBinds > 0 || now.Sub(w.parkedMin) >= w.s.opts.StatusMaxDelay {
 		w.parkedMin = time.Time{}
 		for k, p := range w.parked {
 			if !waits(p, now, w.s.opts.StatusMaxDelay, busy) {
 				release = append(release, k)
 				delete(w.parked, k)
+				if !p.always {
+					w.parkedForBinds--
+				}
 			} else if w.parkedMin.IsZero() || p.wanted.Before(w.parkedMin) {
 				w.parkedMin = p.wanted
 			}

@@ -79,9 +79,15 @@ func TestCompletedStatusOfAJobsPodGroupWaits(t *testing.T) {
 	k := statusKey{namespace: "ns", name: "job"}
 	p, _ := w.deferred(k)
 	w.park(k, p)
+	// A write parked while binds were under way, which are over now.
+	other := statusKey{namespace: "ns", name: "running"}
+	w.park(other, parking{wanted: clk.Now()})
 	w.unpark()
 	if _, parked := w.parked[k]; !parked {
 		t.Errorf("the Completed status of a job's PodGroup was let go with no bind under way")
+	}
+	if _, parked := w.parked[other]; parked || w.parkedForBinds != 0 {
+		t.Errorf("a write that waited for binds is still parked with none under way (%d counted)", w.parkedForBinds)
 	}
 
 	clk.Step(s.opts.StatusMaxDelay)
