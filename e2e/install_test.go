@@ -70,7 +70,7 @@ var _ = Describe("Caldera installed from its manifests", Label("e2e:install"), f
 			ns := fw.SpecNamespace("install")
 			queue := wrappers.MakeQueue("install-" + ns).Obj()
 			Expect(fw.Client.Create(ctx, queue)).To(Succeed())
-			DeferCleanup(func(ctx SpecContext) { Expect(client.IgnoreNotFound(fw.Client.Delete(ctx, queue))).To(Succeed()) })
+			DeferCleanup(func(ctx SpecContext) { Expect(fw.DeleteQueue(ctx, queue.Name)).To(Succeed()) })
 			storageClass := "caldera-install-" + ns
 			pv := hostPathVolume("install-"+ns, storageClass, "1Gi")
 			Expect(fw.Client.Create(ctx, pv)).To(Succeed())

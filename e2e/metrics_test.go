@@ -75,9 +75,7 @@ var _ = Describe("Metrics of the whole manager", Label("e2e:metrics"), func() {
 		queueName := ns
 		Expect(fw.Client.Create(ctx, wrappers.MakeQueue(queueName).Weight(3).Obj())).To(Succeed())
 		DeferCleanup(func(ctx SpecContext) {
-			q := &schedulingv1beta1.Queue{}
-			q.Name = queueName
-			Expect(client.IgnoreNotFound(fw.Client.Delete(ctx, q))).To(Succeed())
+			Expect(fw.DeleteQueue(ctx, queueName)).To(Succeed())
 		})
 
 		stop, url, err := fw.StartManagerWithMetrics(ctx, caldera.Setup(controllers.Options{}, scheduler.Options{}))
@@ -154,9 +152,7 @@ var _ = Describe("Metrics of the whole manager", Label("e2e:metrics"), func() {
 		}
 		// Without relying on garbage collection.
 		Expect(fw.Client.DeleteAllOf(ctx, &schedulingv1beta1.PodGroup{}, client.InNamespace(ns))).To(Succeed())
-		q := &schedulingv1beta1.Queue{}
-		q.Name = queueName
-		Expect(fw.Client.Delete(ctx, q)).To(Succeed())
+		Expect(fw.DeleteQueue(ctx, queueName)).To(Succeed())
 		Eventually(func(g Gomega) {
 			s := mustScrape(ctx, g, url)
 			g.Expect(s.withPrefix(jobIDPrefix)).To(BeEmpty(), "the deleted job's unschedulable series")

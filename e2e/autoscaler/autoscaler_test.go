@@ -152,7 +152,7 @@ var _ = Describe("Karpenter adds the nodes a gang needs and removes them afterwa
 		ns := fw.SpecNamespace("held")
 		queue := wrappers.MakeQueue(ns).Capability(cpus(32)).Obj()
 		Expect(fw.Client.Create(ctx, queue)).To(Succeed())
-		DeferCleanup(func(ctx SpecContext) { Expect(client.IgnoreNotFound(fw.Client.Delete(ctx, queue))).To(Succeed()) })
+		DeferCleanup(func(ctx SpecContext) { Expect(fw.DeleteQueue(ctx, queue.Name)).To(Succeed()) })
 		before := map[string]bool{}
 		for _, name := range nodeClaims(ctx, Default) {
 			before[name] = true

@@ -247,7 +247,7 @@ func collectLiveObjects(ctx context.Context, ns string, add func(kind, name stri
 	queue := wrappers.MakeQueue("gitops-" + ns).Obj()
 	add("Queue", "created", queueVerdicts, createUnstructured(ctx, queue))
 	DeferCleanup(func(ctx SpecContext) {
-		Expect(client.IgnoreNotFound(fw.Client.Delete(ctx, queue))).To(Succeed())
+		Expect(fw.DeleteQueue(ctx, queue.Name)).To(Succeed())
 	})
 
 	// Jobs that a Command acts on once they run.

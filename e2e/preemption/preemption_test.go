@@ -121,7 +121,7 @@ var _ = Describe("Priority and fair share make room for gangs", Label("e2e:preem
 			q := &schedulingv1beta1.Queue{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: schedulingv1beta1.QueueSpec{Weight: 1, Reclaimable: &reclaimable}}
 			Expect(fw.Client.Create(ctx, q)).To(Succeed())
 			DeferCleanup(func(ctx SpecContext) {
-				Eventually(func() error { return client.IgnoreNotFound(fw.Client.Delete(ctx, q)) }, framework.LongTimeout, framework.Interval).Should(Succeed())
+				Expect(fw.DeleteQueue(ctx, q.Name)).To(Succeed())
 			})
 		}
 		greedy := job("greedy", ns, qa, "", 4, 1)

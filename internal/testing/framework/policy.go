@@ -25,9 +25,13 @@ import (
 	"os"
 	"path/filepath"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/wait"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
 )
 
 // PolicyDir is the folder of the ValidatingAdmissionPolicies (and bindings) shipped with the CRDs.
@@ -67,4 +71,26 @@ func ApplyPolicies(ctx context.Context, c client.Client) error {
 		}
 	}
 	return nil
+}
+
+// DeleteQueue deletes the queue name as a user who has just deleted or finished its jobs must:
+// the queue-deletion policy refuses while the queue's status still counts PodGroups that have not
+// finished or pods it holds, and the scheduler writes that status a moment after the last of them
+// goes. A refusal is retried until LongTimeout; the last one is returned if it does not give way.
+// A missing queue is not an error.
+func (f *Framework) DeleteQueue(ctx context.Context, name string) error {
+	q := &schedulingv1beta1.Queue{}
+	q.Name = name
+	var last error
+	err := wait.PollUntilContextTimeout(ctx, Interval, LongTimeout, true, func(ctx context.Context) (bool, error) {
+		last = client.IgnoreNotFound(f.Client.Delete(ctx, q))
+		if apierrors.IsForbidden(last) {
+			return false, nil
+		}
+		return true, last
+	})
+	if last != nil {
+		return fmt.Errorf("deleting queue %s: %w", name, last)
+	}
+	return err
 }
