@@ -27,33 +27,56 @@ import (
 // Higher is better.
 type HyperNodeOrderFn func(job *api.JobInfo, nodes []*api.NodeInfo) float64
 
-// AddHyperNodeOrderFn registers a network domain score.
-func (ssn *Session) AddHyperNodeOrderFn(name string, fn HyperNodeOrderFn) {
-	ssn.hyperNodeOrderFns[name] = fn
+// HyperNodeScoreBound bounds a HyperNodeOrderFn before a trial: called with the domain's nodes as
+// they are and add, what the tasks about to be tried ask for together, it returns at least what
+// the HyperNodeOrderFn scores the domain once any of those tasks are placed in it. A search that
+// has a domain scoring more than another's bound need not try that one.
+type HyperNodeScoreBound func(job *api.JobInfo, nodes []*api.NodeInfo, add *api.Resource) float64
+
+type hyperNodeScorer struct {
+	score HyperNodeOrderFn
+	bound HyperNodeScoreBound
+}
+
+// AddHyperNodeOrderFn registers a network domain score and, when bound is not nil, its bound.
+func (ssn *Session) AddHyperNodeOrderFn(name string, fn HyperNodeOrderFn, bound HyperNodeScoreBound) {
+	ssn.hyperNodeOrderFns[name] = hyperNodeScorer{score: fn, bound: bound}
 }
 
 // HyperNodeScore sums the domain scores of the plugins whose enabledHyperNodeOrder is on.
 func (ssn *Session) HyperNodeScore(j *api.JobInfo, nodes []*api.NodeInfo) float64 {
 	var score float64
-	for _, fn := range ssn.hyperNodeScorers() {
-		score += fn(j, nodes)
+	for _, s := range ssn.hyperNodeScorers() {
+		score += s.score(j, nodes)
 	}
 	return score
+}
+
+// HyperNodeScoreBound sums the bounds of the domain scores HyperNodeScore sums (see
+// HyperNodeScoreBound, the type); ok is false when one of them has none.
+func (ssn *Session) HyperNodeScoreBound(j *api.JobInfo, nodes []*api.NodeInfo, add *api.Resource) (bound float64, ok bool) {
+	for _, s := range ssn.hyperNodeScorers() {
+		if s.bound == nil {
+			return 0, false
+		}
+		bound += s.bound(j, nodes, add)
+	}
+	return bound, true
 }
 
 // ScoresHyperNodes reports whether a plugin scores HyperNodes (HyperNodeScore is not always 0).
 func (ssn *Session) ScoresHyperNodes() bool { return len(ssn.hyperNodeScorers()) > 0 }
 
-// hyperNodeScorers are the HyperNode order functions of the plugins whose enabledHyperNodeOrder
-// is on, in the configuration's order.
-func (ssn *Session) hyperNodeScorers() []HyperNodeOrderFn {
-	var fns []HyperNodeOrderFn
+// hyperNodeScorers are the HyperNode scores of the plugins whose enabledHyperNodeOrder is on, in
+// the configuration's order.
+func (ssn *Session) hyperNodeScorers() []hyperNodeScorer {
+	var out []hyperNodeScorer
 	for _, p := range ssn.plugins {
-		if fn, ok := ssn.hyperNodeOrderFns[p.option.Name]; ok && conf.Enabled(p.option.EnabledHyperNodeOrder) {
-			fns = append(fns, fn)
+		if s, ok := ssn.hyperNodeOrderFns[p.option.Name]; ok && conf.Enabled(p.option.EnabledHyperNodeOrder) {
+			out = append(out, s)
 		}
 	}
-	return fns
+	return out
 }
 
 // Topology returns the cycle's network domains (the HyperNodes over the snapshot's nodes).

@@ -174,7 +174,7 @@ type Session struct {
 	prePredicateFns   map[string]PrePredicateFn
 	predicateFns      map[string]PredicateFn
 	nodeOrderFns      map[string]NodeOrderFn
-	hyperNodeOrderFns map[string]HyperNodeOrderFn
+	hyperNodeOrderFns map[string]hyperNodeScorer
 	eventHandlers     []*EventHandler
 
 	diagnoses  map[api.JobID]*JobDiagnosis
@@ -236,7 +236,7 @@ func OpenSession(s *snapshot.Snapshot, cfg *Config, d Dispatcher, uid types.UID,
 		overusedFns: map[string]QueueCheckFn{}, allocatableFns: map[string]QueueTaskCheckFn{}, preemptiveFns: map[string]QueueTaskCheckFn{},
 		preemptableFns: map[string]VictimsFn{}, reclaimableFns: map[string]VictimsFn{},
 		prePredicateFns: map[string]PrePredicateFn{}, predicateFns: map[string]PredicateFn{}, nodeOrderFns: map[string]NodeOrderFn{},
-		hyperNodeOrderFns: map[string]HyperNodeOrderFn{},
+		hyperNodeOrderFns: map[string]hyperNodeScorer{},
 
 		diagnoses:  map[api.JobID]*JobDiagnosis{},
 		conditions: map[api.JobID][]schedulingv1beta1.PodGroupCondition{},

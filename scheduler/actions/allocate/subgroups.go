@@ -136,7 +136,7 @@ func trySubGroup(ssn *framework.Session, q *api.QueueInfo, j *api.JobInfo, stmt 
 		}
 		need.Add(t.Resreq)
 	}
-	want := domainWant{limit: limit, held: j.HeldNodes(g.sub), need: need, within: search.Within()}
+	want := domainWant{limit: limit, held: j.HeldNodes(g.sub), need: need, upper: requests(g.tasks), within: search.Within()}
 	best, nodes, miss := chooseDomain(ssn, topo, j, want, func(nodes []*api.NodeInfo, rec recorder) (bool, int, func()) {
 		m := stmt.Mark()
 		n, _ := tryInto(ssn, q, j, stmt, g.tasks, more, promised, framework.NewDomainSearch(nodes), rec)

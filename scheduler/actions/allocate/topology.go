@@ -17,7 +17,10 @@ limitations under the License.
 package allocate
 
 import (
+	"cmp"
 	"fmt"
+	"math"
+	"slices"
 	"strings"
 
 	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
@@ -46,7 +49,7 @@ func placeInDomain(ssn *framework.Session, q *api.QueueInfo, j *api.JobInfo, tas
 		waitFor(ssn, j, tasks, fmt.Sprintf("%s, but %s", limit.Describe(), limit.Problem), nil)
 		return nil
 	}
-	want := domainWant{limit: limit, held: j.HeldNodes(nil), need: gangNeed(j, tasks)}
+	want := domainWant{limit: limit, held: j.HeldNodes(nil), need: gangNeed(j, tasks), upper: requests(tasks)}
 	best, nodes, miss := chooseDomain(ssn, topo, j, want, func(nodes []*api.NodeInfo, record recorder) (bool, int, func()) {
 		stmt, _, placed := try(ssn, q, j, tasks, promised, framework.NewDomainSearch(nodes), record)
 		return ssn.JobReady(j) || ssn.JobPipelined(j), placed, stmt.Discard
@@ -74,11 +77,14 @@ type recorder func(*api.TaskInfo, *api.FitErrors)
 type domainAttempt func(nodes []*api.NodeInfo, record recorder) (ok bool, placed int, undo func())
 
 // domainWant is what a domain must offer: a tier at most limit.Tier, every node of held, free
-// resources of at least need together, and (when within is not nil) only nodes of within.
+// resources of at least need together, and (when within is not nil) only nodes of within. upper
+// is what every task an attempt may place asks for together, which bounds the domains' scores
+// (see framework.HyperNodeScoreBound).
 type domainWant struct {
 	limit  topology.Limit
 	held   []string
 	need   api.Resource
+	upper  api.Resource
 	within map[string]bool
 }
 
@@ -100,9 +106,12 @@ type domainMiss struct {
 // left out, so placements grow, and replaced pods come back, where they already are. With no
 // domain, it returns what it saw. Every attempt is undone.
 //
-// When no plugin scores HyperNodes, every domain scores the same and the first where the attempt
-// succeeds is the one: the others are not tried (with 32 racks, a gang is placed on trial once or
-// a few times instead of 32 times).
+// Not every domain is tried. When no plugin scores HyperNodes, every domain scores the same and
+// the first where the attempt succeeds is the one. When every score has a bound, the domains are
+// tried from the highest bound down, and the search stops once the best score found is above the
+// bounds left (or equal to them, from domains after it by name). Either way the choice is the one
+// trying every domain makes: with 32 racks, a gang is placed on trial once or a few times instead
+// of 32 times.
 func chooseDomain(ssn *framework.Session, topo *topology.Topology, j *api.JobInfo, want domainWant, attempt domainAttempt) (*topology.Domain, []*api.NodeInfo, domainMiss) {
 	var miss domainMiss
 	scored := ssn.ScoresHyperNodes()
@@ -118,22 +127,20 @@ func chooseDomain(ssn *framework.Session, topo *topology.Topology, j *api.JobInf
 		if tier > want.limit.Tier {
 			break
 		}
-		var best *topology.Domain
-		var bestNodes []*api.NodeInfo
+		cands := domainCandidates(ssn, j, group, want, scored, &miss)
+		var best *domainCandidate
 		var bestScore float64
-		for _, d := range group {
-			if !d.HoldsAll(want.held) || !within(d, want.within) {
-				continue
-			}
-			nodes := ssn.DomainNodes(d)
-			if !roomFor(nodes, want.need) {
-				miss.lacking++
-				continue
+		for i := range cands {
+			c := &cands[i]
+			if best != nil && (c.bound < bestScore || c.bound == bestScore && c.index > best.index) {
+				// The candidates left are bounded as low or lower, and come later by name when as
+				// high: none can be chosen.
+				break
 			}
 			miss.tried++
 			fits := map[api.TaskID]*api.FitErrors{}
 			var first *api.TaskInfo
-			ok, placed, undo := attempt(nodes, func(t *api.TaskInfo, fe *api.FitErrors) {
+			ok, placed, undo := attempt(c.nodes, func(t *api.TaskInfo, fe *api.FitErrors) {
 				if first == nil {
 					first = t
 				}
@@ -141,22 +148,67 @@ func chooseDomain(ssn *framework.Session, topo *topology.Topology, j *api.JobInf
 			})
 			if ok && !scored {
 				undo()
-				return d, nodes, miss
+				return c.domain, c.nodes, miss
 			}
 			if ok {
-				if score := ssn.HyperNodeScore(j, nodes); best == nil || score > bestScore {
-					best, bestNodes, bestScore = d, nodes, score
+				if score := ssn.HyperNodeScore(j, c.nodes); best == nil || score > bestScore || score == bestScore && c.index < best.index {
+					best, bestScore = c, score
 				}
 			} else if miss.closest == nil || placed > miss.placed {
-				miss.closest, miss.placed, miss.fits, miss.first = d, placed, fits, first
+				miss.closest, miss.placed, miss.fits, miss.first = c.domain, placed, fits, first
 			}
 			undo()
 		}
 		if best != nil {
-			return best, bestNodes, miss
+			return best.domain, best.nodes, miss
 		}
 	}
 	return nil, nil, miss
+}
+
+// domainCandidate is a domain of one tier worth trying, with its nodes, its place in the tier
+// (by name) and the bound of its score (+Inf when there is none).
+type domainCandidate struct {
+	domain *topology.Domain
+	nodes  []*api.NodeInfo
+	index  int
+	bound  float64
+}
+
+// domainCandidates returns the domains of one tier that hold the held nodes, lie within the
+// nodes allowed and have room for want.need, counting in miss those that lack the room. When
+// scored and every score has a bound, they are in order of their bounds, highest first (ties:
+// by name); otherwise by name.
+func domainCandidates(ssn *framework.Session, j *api.JobInfo, group []*topology.Domain, want domainWant, scored bool, miss *domainMiss) []domainCandidate {
+	cands := make([]domainCandidate, 0, len(group))
+	bounded := scored
+	for i, d := range group {
+		if !d.HoldsAll(want.held) || !within(d, want.within) {
+			continue
+		}
+		nodes := ssn.DomainNodes(d)
+		if !roomFor(nodes, want.need) {
+			miss.lacking++
+			continue
+		}
+		c := domainCandidate{domain: d, nodes: nodes, index: i, bound: math.Inf(1)}
+		if bounded {
+			if b, ok := ssn.HyperNodeScoreBound(j, nodes, &want.upper); ok {
+				c.bound = b
+			} else {
+				bounded = false
+			}
+		}
+		cands = append(cands, c)
+	}
+	if !bounded {
+		for i := range cands {
+			cands[i].bound = math.Inf(1)
+		}
+		return cands
+	}
+	slices.SortStableFunc(cands, func(a, b domainCandidate) int { return cmp.Compare(b.bound, a.bound) })
+	return cands
 }
 
 // explain says why no domain was found for what (e.g. "its pods"), and why the closest domain's
@@ -232,6 +284,15 @@ func gangNeed(j *api.JobInfo, tasks []*api.TaskInfo) api.Resource {
 		need.Add(t.Resreq)
 	}
 	return need
+}
+
+// requests is what tasks ask for together.
+func requests(tasks []*api.TaskInfo) api.Resource {
+	var r api.Resource
+	for _, t := range tasks {
+		r.Add(t.Resreq)
+	}
+	return r
 }
 
 // roomFor reports whether nodes have, together, the free (or releasing) resources need asks:

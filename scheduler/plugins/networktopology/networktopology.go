@@ -108,7 +108,9 @@ func ParseWeights(args conf.Arguments) (Weights, error) {
 func (p *plugin) Name() string { return Name }
 
 func (p *plugin) OnSessionOpen(ssn *framework.Session) {
-	ssn.AddHyperNodeOrderFn(Name, func(_ *api.JobInfo, nodes []*api.NodeInfo) float64 { return Score(p.w, nodes) })
+	ssn.AddHyperNodeOrderFn(Name,
+		func(_ *api.JobInfo, nodes []*api.NodeInfo) float64 { return Score(p.w, nodes) },
+		func(_ *api.JobInfo, nodes []*api.NodeInfo, add *api.Resource) float64 { return Bound(p.w, nodes, add) })
 	if !p.np.Enable || p.w.Weight == 0 {
 		return
 	}
@@ -149,7 +151,12 @@ func (p *plugin) OnSessionClose(*framework.Session) {}
 
 // Score is 100 × weight × the weighted mean, over the weighted resources the domain's nodes
 // offer, of the domain's used fraction (its Ready nodes' Used over their Allocatable).
-func Score(w Weights, nodes []*api.NodeInfo) float64 {
+func Score(w Weights, nodes []*api.NodeInfo) float64 { return Bound(w, nodes, nil) }
+
+// Bound is Score with add more used in the domain. Score only grows with what the domain's nodes
+// use (the weights are not negative), so Bound is the most Score can be once tasks asking for add
+// together, or for part of it, are placed on the domain's nodes.
+func Bound(w Weights, nodes []*api.NodeInfo, add *api.Resource) float64 {
 	if w.Weight == 0 {
 		return 0
 	}
@@ -160,6 +167,9 @@ func Score(w Weights, nodes []*api.NodeInfo) float64 {
 		}
 		used.Add(&n.Used)
 		alloc.Add(&n.Allocatable)
+	}
+	if add != nil {
+		used.Add(add)
 	}
 	var sum float64
 	var weights int

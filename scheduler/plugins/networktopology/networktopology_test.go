@@ -54,6 +54,48 @@ func TestScore(t *testing.T) {
 	}
 }
 
+// Bound is the score once add is used in the domain (up to what it offers), and so never below
+// the score once part of add is placed there.
+func TestBound(t *testing.T) {
+	w, err := ParseWeights(conf.Arguments{"weight": 2, "hypernode.binpack.memory": 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := map[string]struct {
+		nodes []*api.NodeInfo
+		add   *api.Resource
+		want  float64
+	}{
+		"nothing added: the score":       {nodes: []*api.NodeInfo{node(4000, 0, true), node(0, 8<<30, true)}, want: (1*0.5 + 3*0.5) / 4 * 100 * 2},
+		"added to the used share":        {nodes: []*api.NodeInfo{node(0, 0, true), node(0, 0, true)}, add: &api.Resource{MilliCPU: 4000, Memory: 4 << 30}, want: (1*0.5 + 3*0.25) / 4 * 100 * 2},
+		"no more than the domain offers": {nodes: []*api.NodeInfo{node(4000, 8<<30, true), node(0, 0, true)}, add: &api.Resource{MilliCPU: 40000, Memory: 80 << 30}, want: 100 * 2},
+		"nodes that are not Ready add nothing": {
+			nodes: []*api.NodeInfo{node(0, 0, false), node(0, 0, true)}, add: &api.Resource{MilliCPU: 2000, Memory: 4 << 30}, want: (1*0.5 + 3*0.5) / 4 * 100 * 2,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, Bound(w, tc.nodes, tc.add)); diff != "" {
+				t.Errorf("mismatch (-want +got):\n%s", diff)
+			}
+			if tc.add == nil {
+				return
+			}
+			// Placing half of add on the first Ready node scores no more than the bound.
+			half := api.Resource{MilliCPU: tc.add.MilliCPU / 2, Memory: tc.add.Memory / 2}
+			for _, n := range tc.nodes {
+				if n.Ready {
+					n.Used.Add(&half)
+					break
+				}
+			}
+			if got := Score(w, tc.nodes); got > tc.want {
+				t.Errorf("score with half of add placed = %v, above the bound %v", got, tc.want)
+			}
+		})
+	}
+}
+
 func TestParseWeights(t *testing.T) {
 	cases := map[string]struct {
 		args    conf.Arguments
