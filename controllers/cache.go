@@ -47,28 +47,31 @@ func JobObjectSelector() labels.Selector {
 //     managedFields, which nothing in the manager reads: about a fifth of a pod's memory. The
 //     objects the plugins make keep theirs, which name the tool that owns one whose name a job
 //     wants.
-//   - Pods also share the strings they repeat (intern.Pod): a job's pods hold its name, queue,
-//     labels, image and node once between them, and one copy of the resource lists their
+//   - They also share the strings they repeat (package intern): a job's pods hold its name,
+//     queue, labels, image and node once between them, and one copy of the resource lists their
 //     containers ask for: 30% less of a pod's memory (BenchmarkPodMemory: 3.5 KB against 5.0).
+//     Jobs share their templates' strings and resource lists, their plugins, policies and
+//     conditions, and PodGroups their queue, minResources and conditions: 30% less of a job's
+//     memory and 26% less of a PodGroup's (BenchmarkJobMemory: 5.8 KB against 8.2, and 1.4
+//     KB against 1.9).
 func CacheOptions() cache.Options {
 	byJob := cache.ByObject{Label: JobObjectSelector()}
 	strip := cache.TransformStripManagedFields()
-	lean := cache.ByObject{Transform: strip}
 	return cache.Options{ByObject: map[client.Object]cache.ByObject{
 		&corev1.Secret{}:              byJob,
 		&corev1.ConfigMap{}:           byJob,
-		&corev1.Pod{}:                 {Transform: leanPod(strip)},
-		&schedulingv1beta1.PodGroup{}: lean,
-		&batchv1alpha1.Job{}:          lean,
+		&corev1.Pod{}:                 {Transform: lean(strip, intern.Pod)},
+		&schedulingv1beta1.PodGroup{}: {Transform: lean(strip, intern.PodGroup)},
+		&batchv1alpha1.Job{}:          {Transform: lean(strip, intern.Job)},
 	}}
 }
 
-// leanPod is the transform of cached pods: strip, then their repeated strings interned.
-func leanPod(strip toolscache.TransformFunc) toolscache.TransformFunc {
+// lean is the transform of cached objects of type T: strip, then their repeated strings interned.
+func lean[T any](strip toolscache.TransformFunc, share func(*T)) toolscache.TransformFunc {
 	return func(obj any) (any, error) {
 		obj, err := strip(obj)
-		if pod, ok := obj.(*corev1.Pod); ok && err == nil {
-			intern.Pod(pod)
+		if o, ok := obj.(*T); ok && err == nil {
+			share(o)
 		}
 		return obj, err
 	}

@@ -32,6 +32,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	batchv1alpha1 "github.com/caldera-sh/caldera/api/batch/v1alpha1"
+	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
 )
 
 // str returns the canonical copy of s. The canonical copies live while any interned string
@@ -138,7 +141,11 @@ func ObjectMeta(m *metav1.ObjectMeta) {
 // Pod interns the strings of a pod that other pods repeat (see ObjectMeta for its metadata).
 func Pod(pod *corev1.Pod) {
 	ObjectMeta(&pod.ObjectMeta)
-	spec := &pod.Spec
+	podSpec(&pod.Spec)
+	podStatus(&pod.Status)
+}
+
+func podSpec(spec *corev1.PodSpec) {
 	spec.NodeName, spec.SchedulerName, spec.PriorityClassName = str(spec.NodeName), str(spec.SchedulerName), str(spec.PriorityClassName)
 	spec.ServiceAccountName, spec.DeprecatedServiceAccount = str(spec.ServiceAccountName), str(spec.DeprecatedServiceAccount)
 	spec.RestartPolicy, spec.DNSPolicy, spec.RuntimeClassName = str(spec.RestartPolicy), str(spec.DNSPolicy), internPtr(spec.RuntimeClassName)
@@ -164,8 +171,9 @@ func Pod(pod *corev1.Pod) {
 			v.Secret.SecretName = str(v.Secret.SecretName)
 		}
 	}
+}
 
-	status := &pod.Status
+func podStatus(status *corev1.PodStatus) {
 	status.Phase, status.QOSClass, status.Reason = str(status.Phase), str(status.QOSClass), str(status.Reason)
 	status.HostIP, status.NominatedNodeName = str(status.HostIP), str(status.NominatedNodeName)
 	for i := range status.HostIPs {
@@ -218,4 +226,139 @@ func internPtr[S ~string](s *S) *S {
 		*s = str(*s)
 	}
 	return s
+}
+
+// Job interns the strings of a Volcano job that other jobs repeat: its metadata (see ObjectMeta),
+// its spec's names, policies and plugins, its tasks' pod templates (as Pod does) and its status's
+// task names, phases, reasons and messages. The job's own name, UID and Commands are left.
+func Job(j *batchv1alpha1.Job) {
+	ObjectMeta(&j.ObjectMeta)
+	spec := &j.Spec
+	spec.SchedulerName, spec.Queue, spec.PriorityClassName = str(spec.SchedulerName), str(spec.Queue), str(spec.PriorityClassName)
+	for i := range spec.Volumes {
+		v := &spec.Volumes[i]
+		v.MountPath, v.VolumeClaimName = str(v.MountPath), str(v.VolumeClaimName)
+		if c := v.VolumeClaim; c != nil {
+			c.StorageClassName = internPtr(c.StorageClassName)
+			for k := range c.AccessModes {
+				c.AccessModes[k] = str(c.AccessModes[k])
+			}
+			c.Resources.Requests, c.Resources.Limits = resources(c.Resources.Requests), resources(c.Resources.Limits)
+		}
+	}
+	policies(spec.Policies)
+	if len(spec.Plugins) > 0 {
+		plugins := make(map[string][]string, len(spec.Plugins))
+		for name, args := range spec.Plugins {
+			for i := range args {
+				args[i] = str(args[i])
+			}
+			plugins[str(name)] = args
+		}
+		spec.Plugins = plugins
+	}
+	jobTopology(spec.NetworkTopology)
+	for i := range spec.Tasks {
+		t := &spec.Tasks[i]
+		t.Name, t.TopologyPolicy = str(t.Name), str(t.TopologyPolicy)
+		ObjectMeta(&t.Template.ObjectMeta)
+		podSpec(&t.Template.Spec)
+		policies(t.Policies)
+		if d := t.DependsOn; d != nil {
+			for k := range d.Name {
+				d.Name[k] = str(d.Name[k])
+			}
+			d.Iteration = str(d.Iteration)
+		}
+		if p := t.PartitionPolicy; p != nil {
+			jobTopology(p.NetworkTopology)
+		}
+	}
+
+	status := &j.Status
+	status.State.Phase, status.State.Reason, status.State.Message = str(status.State.Phase), str(status.State.Reason), str(status.State.Message)
+	if len(status.TaskStatusCount) > 0 {
+		counts := make(map[string]batchv1alpha1.TaskState, len(status.TaskStatusCount))
+		for name, state := range status.TaskStatusCount {
+			if len(state.Phase) > 0 {
+				phases := make(map[corev1.PodPhase]int32, len(state.Phase))
+				for phase, n := range state.Phase {
+					phases[str(phase)] = n
+				}
+				state.Phase = phases
+			}
+			counts[str(name)] = state
+		}
+		status.TaskStatusCount = counts
+	}
+	status.ControlledResources = stringMap(status.ControlledResources)
+	status.Health = str(status.Health)
+	conditions(status.Conditions)
+}
+
+func policies(ps []batchv1alpha1.LifecyclePolicy) {
+	for i := range ps {
+		p := &ps[i]
+		p.Action, p.Event, p.When = str(p.Action), str(p.Event), str(p.When)
+		for k := range p.Events {
+			p.Events[k] = str(p.Events[k])
+		}
+	}
+}
+
+func jobTopology(nt *batchv1alpha1.NetworkTopologySpec) {
+	if nt != nil {
+		nt.Mode, nt.HighestTierName = str(nt.Mode), str(nt.HighestTierName)
+	}
+}
+
+func conditions(cs []metav1.Condition) {
+	for i := range cs {
+		c := &cs[i]
+		c.Type, c.Status, c.Reason, c.Message = str(c.Type), str(c.Status), str(c.Reason), str(c.Message)
+	}
+}
+
+// PodGroup interns the strings of a PodGroup that other PodGroups repeat: its metadata (see
+// ObjectMeta), queue, priority class, task names, minimum resources (shared as a pod's container
+// resources are), network topology and subgroup policies, and its status's phase and conditions.
+func PodGroup(pg *schedulingv1beta1.PodGroup) {
+	ObjectMeta(&pg.ObjectMeta)
+	spec := &pg.Spec
+	spec.Queue, spec.PriorityClassName = str(spec.Queue), str(spec.PriorityClassName)
+	if len(spec.MinTaskMember) > 0 {
+		members := make(map[string]int32, len(spec.MinTaskMember))
+		for name, n := range spec.MinTaskMember {
+			members[str(name)] = n
+		}
+		spec.MinTaskMember = members
+	}
+	if spec.MinResources != nil {
+		min := resources(*spec.MinResources)
+		spec.MinResources = &min
+	}
+	groupTopology(spec.NetworkTopology)
+	for i := range spec.SubGroupPolicy {
+		p := &spec.SubGroupPolicy[i]
+		p.Name = str(p.Name)
+		groupTopology(p.NetworkTopology)
+		for k := range p.MatchLabelKeys {
+			p.MatchLabelKeys[k] = str(p.MatchLabelKeys[k])
+		}
+		if sel := p.LabelSelector; sel != nil {
+			sel.MatchLabels = stringMap(sel.MatchLabels)
+		}
+	}
+	status := &pg.Status
+	status.Phase = str(status.Phase)
+	for i := range status.Conditions {
+		c := &status.Conditions[i]
+		c.Type, c.Status, c.Reason, c.Message = str(c.Type), str(c.Status), str(c.Reason), str(c.Message)
+	}
+}
+
+func groupTopology(nt *schedulingv1beta1.NetworkTopologySpec) {
+	if nt != nil {
+		nt.Mode, nt.HighestTierName = str(nt.Mode), str(nt.HighestTierName)
+	}
 }

@@ -17,6 +17,7 @@ limitations under the License.
 package intern
 
 import (
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"runtime"
@@ -31,6 +32,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
+	batchv1alpha1 "github.com/caldera-sh/caldera/api/batch/v1alpha1"
+	busv1alpha1 "github.com/caldera-sh/caldera/api/bus/v1alpha1"
+	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
 	"github.com/caldera-sh/caldera/internal/job/pods"
 	"github.com/caldera-sh/caldera/internal/testing/wrappers"
 )
@@ -151,17 +155,11 @@ func BenchmarkPodMemory(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	heap := func() uint64 {
-		runtime.GC()
-		var m runtime.MemStats
-		runtime.ReadMemStats(&m)
-		return m.HeapAlloc
-	}
 	for _, interned := range []bool{false, true} {
 		b.Run(fmt.Sprintf("interned=%t", interned), func(b *testing.B) {
 			var perPod float64
 			for b.Loop() {
-				before := heap()
+				before := heapAlloc()
 				kept := make([]*corev1.Pod, n)
 				for i, data := range raw {
 					kept[i] = &corev1.Pod{}
@@ -172,7 +170,7 @@ func BenchmarkPodMemory(b *testing.B) {
 						Pod(kept[i])
 					}
 				}
-				perPod = float64(heap()-before) / n
+				perPod = float64(heapAlloc()-before) / n
 				runtime.KeepAlive(kept)
 			}
 			b.ReportMetric(perPod, "bytes/pod")
@@ -225,4 +223,166 @@ func TestResourceListsStayFew(t *testing.T) {
 	if n := len(table.lists); n > maxResourceLists {
 		t.Errorf("the table holds %d lists, more than %d", n, maxResourceLists)
 	}
+}
+
+// benchJob returns job i of a team's jobs as the API server stores it: two tasks, plugins,
+// policies, a claim volume, and the status the job controller writes while it runs.
+func benchJob(i int) *batchv1alpha1.Job {
+	job := wrappers.MakeJob(fmt.Sprintf("job-%d", i), "team-a").Queue("research").
+		Plugin("svc").Plugin("env").Plugin("ssh", "--no-root").
+		Policy(batchv1alpha1.LifecyclePolicy{Event: busv1alpha1.PodEvictedEvent, Action: busv1alpha1.RestartJobAction}).
+		ClaimVolume("/data", "standard", "1Gi").
+		Task("master", 1).Requests(corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1"), corev1.ResourceMemory: resource.MustParse("1Gi")}).
+		Task("worker", 4).Requests(corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2"), corev1.ResourceMemory: resource.MustParse("4Gi")}).
+		DependsOn("master").
+		Obj()
+	job.UID = types.UID(fmt.Sprintf("00000000-0000-0000-0000-%012d", i))
+	job.ResourceVersion = fmt.Sprint(100000 + i)
+	job.CreationTimestamp = metav1.NewTime(time.Unix(1800000000+int64(i), 0))
+	started := metav1.NewTime(time.Unix(1800000100, 0))
+	job.Status = batchv1alpha1.JobStatus{
+		State:               batchv1alpha1.JobState{Phase: batchv1alpha1.Running, LastTransitionTime: started},
+		MinAvailable:        5,
+		Running:             5,
+		TaskStatusCount:     map[string]batchv1alpha1.TaskState{"master": {Phase: map[corev1.PodPhase]int32{corev1.PodRunning: 1}}, "worker": {Phase: map[corev1.PodPhase]int32{corev1.PodRunning: 4}}},
+		ControlledResources: map[string]string{"plugin-svc": "svc", "plugin-env": "env", "plugin-ssh": "ssh"},
+		Health:              batchv1alpha1.HealthProgressing,
+		Conditions: []metav1.Condition{
+			{Type: "Ready", Status: metav1.ConditionTrue, Reason: "Running", Message: "the job's pods run", LastTransitionTime: started},
+			{Type: "Reconciling", Status: metav1.ConditionFalse, Reason: "Running", Message: "the job's pods run", LastTransitionTime: started},
+		},
+	}
+	return job
+}
+
+// benchPodGroup returns the PodGroup of benchJob(i), as the job controller makes it and the
+// scheduler writes its status.
+func benchPodGroup(i int) *schedulingv1beta1.PodGroup {
+	pg := pods.BuildPodGroup(benchJob(i), 5, nil)
+	pg.UID = types.UID(fmt.Sprintf("22222222-0000-0000-0000-%012d", i))
+	pg.Status = schedulingv1beta1.PodGroupStatus{Phase: schedulingv1beta1.PodGroupRunning, Running: 5, Conditions: []schedulingv1beta1.PodGroupCondition{
+		{Type: schedulingv1beta1.PodGroupScheduled, Status: corev1.ConditionTrue, TransitionID: fmt.Sprint(i), Reason: "tasks in gang are ready to be scheduled",
+			LastTransitionTime: metav1.NewTime(time.Unix(1800000100, 0))},
+	}}
+	return pg
+}
+
+// decodedJSON returns a fresh JSON decoding of obj, as an informer of a custom resource holds it.
+func decodedJSON[T any](tb testing.TB, obj *T) *T {
+	tb.Helper()
+	b, err := json.Marshal(obj)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	out := new(T)
+	if err := json.Unmarshal(b, out); err != nil {
+		tb.Fatal(err)
+	}
+	return out
+}
+
+func TestJobAndPodGroupKeepTheirContent(t *testing.T) {
+	for i := range 3 {
+		job := benchJob(i)
+		job.Spec.NetworkTopology = &batchv1alpha1.NetworkTopologySpec{Mode: batchv1alpha1.HardNetworkTopologyMode, HighestTierName: "rack"}
+		want, got := decodedJSON(t, job), decodedJSON(t, job)
+		Job(got)
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("job %d changed (-want +got):\n%s", i, diff)
+		}
+		pg := benchPodGroup(i)
+		pg.Spec.SubGroupPolicy = []schedulingv1beta1.SubGroupPolicySpec{{Name: "workers", MatchLabelKeys: []string{"volcano.sh/task-spec"},
+			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"role": "worker"}}}}
+		wantPG, gotPG := decodedJSON(t, pg), decodedJSON(t, pg)
+		PodGroup(gotPG)
+		if diff := cmp.Diff(wantPG, gotPG); diff != "" {
+			t.Errorf("PodGroup %d changed (-want +got):\n%s", i, diff)
+		}
+	}
+}
+
+func TestJobsAndPodGroupsShareTheirRepeatedStrings(t *testing.T) {
+	a, b := decodedJSON(t, benchJob(0)), decodedJSON(t, benchJob(1))
+	Job(a)
+	Job(b)
+	shared := func(what string, x, y string) {
+		t.Helper()
+		if x != y || unsafe.StringData(x) != unsafe.StringData(y) {
+			t.Errorf("%s: %q and %q are not one copy", what, x, y)
+		}
+	}
+	shared("queue", a.Spec.Queue, b.Spec.Queue)
+	shared("task name", a.Spec.Tasks[1].Name, b.Spec.Tasks[1].Name)
+	shared("template image", a.Spec.Tasks[1].Template.Spec.Containers[0].Image, b.Spec.Tasks[1].Template.Spec.Containers[0].Image)
+	shared("policy action", string(a.Spec.Policies[0].Action), string(b.Spec.Policies[0].Action))
+	shared("condition message", a.Status.Conditions[0].Message, b.Status.Conditions[0].Message)
+	if !sameMap(a.Spec.Tasks[1].Template.Spec.Containers[0].Resources.Requests, b.Spec.Tasks[1].Template.Spec.Containers[0].Resources.Requests) {
+		t.Errorf("the workers' resource requests are not one map")
+	}
+	pa, pb := decodedJSON(t, benchPodGroup(0)), decodedJSON(t, benchPodGroup(1))
+	PodGroup(pa)
+	PodGroup(pb)
+	shared("PodGroup queue", pa.Spec.Queue, pb.Spec.Queue)
+	shared("PodGroup condition reason", pa.Status.Conditions[0].Reason, pb.Status.Conditions[0].Reason)
+	if !sameMap(*pa.Spec.MinResources, *pb.Spec.MinResources) {
+		t.Errorf("the PodGroups' minResources are not one map")
+	}
+	if a.Name == b.Name || pa.UID == pb.UID {
+		t.Errorf("the objects' own names and UIDs must stay theirs")
+	}
+}
+
+// BenchmarkJobMemory reports the heap a JSON-decoded Volcano job and its PodGroup hold
+// (bytes/job, bytes/podgroup), as informers keep them, with and without their strings interned.
+func BenchmarkJobMemory(b *testing.B) {
+	const n = 5000
+	jobs, groups := make([][]byte, n), make([][]byte, n)
+	for i := range n {
+		var err error
+		if jobs[i], err = json.Marshal(benchJob(i)); err != nil {
+			b.Fatal(err)
+		}
+		if groups[i], err = json.Marshal(benchPodGroup(i)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, interned := range []bool{false, true} {
+		b.Run(fmt.Sprintf("interned=%t", interned), func(b *testing.B) {
+			var perJob, perGroup float64
+			for b.Loop() {
+				before := heapAlloc()
+				kept := decodeAll(b, jobs, interned, Job)
+				middle := heapAlloc()
+				keptGroups := decodeAll(b, groups, interned, PodGroup)
+				perJob, perGroup = float64(middle-before)/n, float64(heapAlloc()-middle)/n
+				runtime.KeepAlive(kept)
+				runtime.KeepAlive(keptGroups)
+			}
+			b.ReportMetric(perJob, "bytes/job")
+			b.ReportMetric(perGroup, "bytes/podgroup")
+		})
+	}
+}
+
+// heapAlloc is the heap in use after a garbage collection.
+func heapAlloc() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
+// decodeAll decodes each of raw from JSON, interning each with share when interned.
+func decodeAll[T any](tb testing.TB, raw [][]byte, interned bool, share func(*T)) []*T {
+	out := make([]*T, len(raw))
+	for i, data := range raw {
+		out[i] = new(T)
+		if err := json.Unmarshal(data, out[i]); err != nil {
+			tb.Fatal(err)
+		}
+		if interned {
+			share(out[i])
+		}
+	}
+	return out
 }
