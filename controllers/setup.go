@@ -96,9 +96,14 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 		}
 		opts.Policies = policies
 	}
+	events, err := newEventRecorders(mgr)
+	if err != nil {
+		return err
+	}
 	if err := (&JobReconciler{
 		Client:         opts.clientFor(mgr),
 		APIReader:      mgr.GetAPIReader(),
+		Recorder:       events.For(jobControllerName),
 		Clock:          opts.Clock,
 		SchedulerNames: opts.SchedulerNames,
 		Policies:       opts.Policies,
@@ -112,11 +117,12 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	if err := (&PodGroupReconciler{
 		Client:         opts.clientFor(mgr),
 		APIReader:      mgr.GetAPIReader(),
+		Recorder:       events.For(podGroupControllerName),
 		SchedulerNames: opts.SchedulerNames,
 	}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the PodGroup controller: %w", err)
 	}
-	if err := (&JobFlowReconciler{Client: opts.clientFor(mgr), Clock: opts.Clock}).SetupWithManager(mgr); err != nil {
+	if err := (&JobFlowReconciler{Client: opts.clientFor(mgr), Recorder: events.For(jobFlowControllerName), Clock: opts.Clock}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the JobFlow controller: %w", err)
 	}
 	if err := (&JobTemplateReconciler{Client: opts.clientFor(mgr), Clock: opts.Clock}).SetupWithManager(mgr); err != nil {
@@ -125,12 +131,12 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	if err := (&JobTTLReconciler{
 		Client:    mgr.GetClient(),
 		APIReader: mgr.GetAPIReader(),
-		Recorder:  mgr.GetEventRecorderFor("caldera-job-ttl-controller"), //nolint:staticcheck // the events/v1 recorder is not yet what the rest of the manager uses
+		Recorder:  events.For("caldera-job-ttl-controller"),
 		Clock:     opts.Clock,
 	}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the job TTL controller: %w", err)
 	}
-	if err := (&CronJobReconciler{Client: opts.clientFor(mgr), Clock: opts.CronJobClock}).SetupWithManager(mgr); err != nil {
+	if err := (&CronJobReconciler{Client: opts.clientFor(mgr), Recorder: events.For(cronJobControllerName), Clock: opts.CronJobClock}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the CronJob controller: %w", err)
 	}
 	if err := (&HyperNodeReconciler{Client: opts.clientFor(mgr)}).SetupWithManager(mgr); err != nil {
