@@ -17,6 +17,8 @@ limitations under the License.
 package framework
 
 import (
+	"math"
+
 	"github.com/caldera-sh/caldera/internal/topology"
 	"github.com/caldera-sh/caldera/scheduler/api"
 	"github.com/caldera-sh/caldera/scheduler/conf"
@@ -53,15 +55,28 @@ func (ssn *Session) HyperNodeScore(j *api.JobInfo, nodes []*api.NodeInfo) float6
 }
 
 // HyperNodeScoreBound sums the bounds of the domain scores HyperNodeScore sums (see
-// HyperNodeScoreBound, the type); ok is false when one of them has none.
-func (ssn *Session) HyperNodeScoreBound(j *api.JobInfo, nodes []*api.NodeInfo, add *api.Resource) (bound float64, ok bool) {
+// HyperNodeScoreBound, the type); a score with no bound counts as +Inf.
+func (ssn *Session) HyperNodeScoreBound(j *api.JobInfo, nodes []*api.NodeInfo, add *api.Resource) float64 {
+	var bound float64
 	for _, s := range ssn.hyperNodeScorers() {
 		if s.bound == nil {
-			return 0, false
+			return math.Inf(1)
 		}
 		bound += s.bound(j, nodes, add)
 	}
-	return bound, true
+	return bound
+}
+
+// BoundsHyperNodeScores reports whether a plugin scores HyperNodes and every such score has a
+// bound.
+func (ssn *Session) BoundsHyperNodeScores() bool {
+	scorers := ssn.hyperNodeScorers()
+	for _, s := range scorers {
+		if s.bound == nil {
+			return false
+		}
+	}
+	return len(scorers) > 0
 }
 
 // ScoresHyperNodes reports whether a plugin scores HyperNodes (HyperNodeScore is not always 0).

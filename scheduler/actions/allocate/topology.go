@@ -114,7 +114,7 @@ type domainMiss struct {
 // of 32 times.
 func chooseDomain(ssn *framework.Session, topo *topology.Topology, j *api.JobInfo, want domainWant, attempt domainAttempt) (*topology.Domain, []*api.NodeInfo, domainMiss) {
 	var miss domainMiss
-	scored := ssn.ScoresHyperNodes()
+	scored, bounded := ssn.ScoresHyperNodes(), ssn.BoundsHyperNodeScores()
 	domains := topo.Domains
 	for start := 0; start < len(domains); {
 		tier := domains[start].Tier
@@ -127,12 +127,14 @@ func chooseDomain(ssn *framework.Session, topo *topology.Topology, j *api.JobInf
 		if tier > want.limit.Tier {
 			break
 		}
-		cands := domainCandidates(ssn, j, group, want, scored, &miss)
-		var best *domainCandidate
+		next := candidatesByName(ssn, group, want, &miss)
+		if bounded {
+			next = candidatesByBound(ssn, j, group, want, &miss)
+		}
+		var best domainCandidate
 		var bestScore float64
-		for i := range cands {
-			c := &cands[i]
-			if best != nil && (c.bound < bestScore || c.bound == bestScore && c.index > best.index) {
+		for c, ok := next(); ok; c, ok = next() {
+			if best.domain != nil && (c.bound < bestScore || c.bound == bestScore && c.index > best.index) {
 				// The candidates left are bounded as low or lower, and come later by name when as
 				// high: none can be chosen.
 				break
@@ -151,7 +153,7 @@ func chooseDomain(ssn *framework.Session, topo *topology.Topology, j *api.JobInf
 				return c.domain, c.nodes, miss
 			}
 			if ok {
-				if score := ssn.HyperNodeScore(j, c.nodes); best == nil || score > bestScore || score == bestScore && c.index < best.index {
+				if score := ssn.HyperNodeScore(j, c.nodes); best.domain == nil || score > bestScore || score == bestScore && c.index < best.index {
 					best, bestScore = c, score
 				}
 			} else if miss.closest == nil || placed > miss.placed {
@@ -159,7 +161,7 @@ func chooseDomain(ssn *framework.Session, topo *topology.Topology, j *api.JobInf
 			}
 			undo()
 		}
-		if best != nil {
+		if best.domain != nil {
 			return best.domain, best.nodes, miss
 		}
 	}
@@ -175,40 +177,56 @@ type domainCandidate struct {
 	bound  float64
 }
 
-// domainCandidates returns the domains of one tier that hold the held nodes, lie within the
-// nodes allowed and have room for want.need, counting in miss those that lack the room. When
-// scored and every score has a bound, they are in order of their bounds, highest first (ties:
-// by name); otherwise by name.
-func domainCandidates(ssn *framework.Session, j *api.JobInfo, group []*topology.Domain, want domainWant, scored bool, miss *domainMiss) []domainCandidate {
-	cands := make([]domainCandidate, 0, len(group))
-	bounded := scored
-	for i, d := range group {
-		if !d.HoldsAll(want.held) || !within(d, want.within) {
-			continue
-		}
-		nodes := ssn.DomainNodes(d)
-		if !roomFor(nodes, want.need) {
-			miss.lacking++
-			continue
-		}
-		c := domainCandidate{domain: d, nodes: nodes, index: i, bound: math.Inf(1)}
-		if bounded {
-			if b, ok := ssn.HyperNodeScoreBound(j, nodes, &want.upper); ok {
-				c.bound = b
-			} else {
-				bounded = false
+// candidatesByName hands out, one at a time and by name, the domains of one tier that hold the
+// held nodes, lie within the nodes allowed and have room for want.need, counting in miss those
+// that lack the room. A domain is looked at only when asked for: the search may stop before.
+func candidatesByName(ssn *framework.Session, group []*topology.Domain, want domainWant, miss *domainMiss) func() (domainCandidate, bool) {
+	i := 0
+	return func() (domainCandidate, bool) {
+		for ; i < len(group); i++ {
+			if c, ok := candidate(ssn, group, i, want, miss); ok {
+				i++
+				return c, true
 			}
 		}
-		cands = append(cands, c)
+		return domainCandidate{}, false
 	}
-	if !bounded {
-		for i := range cands {
-			cands[i].bound = math.Inf(1)
+}
+
+// candidatesByBound hands out the same domains as candidatesByName, all looked at first, from the
+// highest bound of their score down (ties: by name).
+func candidatesByBound(ssn *framework.Session, j *api.JobInfo, group []*topology.Domain, want domainWant, miss *domainMiss) func() (domainCandidate, bool) {
+	cands := make([]domainCandidate, 0, len(group))
+	for i := range group {
+		if c, ok := candidate(ssn, group, i, want, miss); ok {
+			c.bound = ssn.HyperNodeScoreBound(j, c.nodes, &want.upper)
+			cands = append(cands, c)
 		}
-		return cands
 	}
 	slices.SortStableFunc(cands, func(a, b domainCandidate) int { return cmp.Compare(b.bound, a.bound) })
-	return cands
+	return func() (domainCandidate, bool) {
+		if len(cands) == 0 {
+			return domainCandidate{}, false
+		}
+		c := cands[0]
+		cands = cands[1:]
+		return c, true
+	}
+}
+
+// candidate reports whether the i-th domain of group is worth trying, counting it in miss when
+// it lacks the room.
+func candidate(ssn *framework.Session, group []*topology.Domain, i int, want domainWant, miss *domainMiss) (domainCandidate, bool) {
+	d := group[i]
+	if !d.HoldsAll(want.held) || !within(d, want.within) {
+		return domainCandidate{}, false
+	}
+	nodes := ssn.DomainNodes(d)
+	if !roomFor(nodes, want.need) {
+		miss.lacking++
+		return domainCandidate{}, false
+	}
+	return domainCandidate{domain: d, nodes: nodes, index: i, bound: math.Inf(1)}, true
 }
 
 // explain says why no domain was found for what (e.g. "its pods"), and why the closest domain's

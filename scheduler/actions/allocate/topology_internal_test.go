@@ -37,11 +37,13 @@ import (
 // the domains from the highest bound down until none left can score more.
 func TestChooseDomainTriesFewerDomainsAndChoosesTheSame(t *testing.T) {
 	reg := framework.Registry{
-		Plugins:         map[string]framework.PluginBuilder{networktopology.Name: networktopology.New},
+		Plugins: map[string]framework.PluginBuilder{networktopology.Name: networktopology.New,
+			unboundedName: func(conf.Arguments) (framework.Plugin, error) { return unboundedScore{}, nil }},
 		Actions:         map[string]framework.Action{enqueue.Name: enqueue.New()},
 		ActionArguments: map[string]framework.ActionArgumentsCheck{enqueue.Name: func(conf.Arguments) error { return nil }},
 	}
 	const unscored, scored = "actions: \"enqueue\"\n", "actions: \"enqueue\"\ntiers:\n- plugins:\n  - name: network-topology-aware\n"
+	const unbounded = scored + "  - name: " + unboundedName + "\n"
 	for name, tc := range map[string]struct {
 		config string
 		// busy is the CPU already used in some racks (on their first node).
@@ -61,6 +63,9 @@ func TestChooseDomainTriesFewerDomainsAndChoosesTheSame(t *testing.T) {
 		"scored: a trial scoring below its bound, the next bound is tried": {
 			config: scored, busy: map[string]string{"s1": "3", "s2": "3"}, empty: map[string]bool{"s1": true},
 			tried: []string{"s1", "s2"}, want: "s2",
+		},
+		"scored, one score with no bound: every domain": {
+			config: unbounded, busy: map[string]string{"s2": "4"}, tried: []string{"s0", "s1", "s2", "s3"}, want: "s2",
 		},
 		"scored: every trial fails": {
 			config: scored, fails: map[string]bool{"s0": true, "s1": true, "s2": true, "s3": true},
@@ -125,9 +130,20 @@ func TestChooseDomainTriesFewerDomainsAndChoosesTheSame(t *testing.T) {
 			if best != nil {
 				got = best.Name
 			}
-			if got != tc.want || tc.config == scored && got != every {
+			if got != tc.want || tc.config != unscored && got != every {
 				t.Errorf("chose %q, want %q (trying every domain chooses %q)", got, tc.want, every)
 			}
 		})
 	}
 }
+
+// unboundedName is a test plugin scoring every HyperNode 0, with no bound.
+const unboundedName = "unbounded-hypernode-score"
+
+type unboundedScore struct{}
+
+func (unboundedScore) Name() string { return unboundedName }
+func (unboundedScore) OnSessionOpen(ssn *framework.Session) {
+	ssn.AddHyperNodeOrderFn(unboundedName, func(*api.JobInfo, []*api.NodeInfo) float64 { return 0 }, nil)
+}
+func (unboundedScore) OnSessionClose(*framework.Session) {}
