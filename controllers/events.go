@@ -33,6 +33,11 @@ import (
 // EventWriters is how many event writers the controllers' events go through.
 const EventWriters = 8
 
+// eventCacheEntries is how many recent events (and objects) the writers remember together, to
+// aggregate repeated events and hold back floods: client-go's default for one broadcaster, shared
+// out so that the writers together hold no more than one would.
+const eventCacheEntries = 4096
+
 // eventRecorders hands out the controllers' event recorders (core/v1 Events, as Volcano's
 // controllers record them). One client-go broadcaster writes its events one at a time: under a
 // burst of 1000 jobs on a busy API server each write took 30–80 ms, a job's Running and Completed
@@ -55,7 +60,7 @@ func newEventRecorders(mgr ctrl.Manager) (*eventRecorders, error) {
 	sink := &typedcorev1.EventSinkImpl{Interface: kube.CoreV1().Events("")}
 	e := &eventRecorders{scheme: mgr.GetScheme()}
 	for range EventWriters {
-		b := record.NewBroadcaster()
+		b := record.NewBroadcaster(record.WithCorrelatorOptions(record.CorrelatorOptions{LRUCacheSize: eventCacheEntries / EventWriters}))
 		b.StartRecordingToSink(sink)
 		e.broadcasters = append(e.broadcasters, b)
 	}
