@@ -94,6 +94,7 @@ type domainWant struct {
 type domainMiss struct {
 	tried, lacking int
 	closest        *topology.Domain
+	closestIndex   int
 	placed         int
 	first          *api.TaskInfo
 	fits           map[api.TaskID]*api.FitErrors
@@ -156,8 +157,8 @@ func chooseDomain(ssn *framework.Session, topo *topology.Topology, j *api.JobInf
 				if score := ssn.HyperNodeScore(j, c.nodes); best.domain == nil || score > bestScore || score == bestScore && c.index < best.index {
 					best, bestScore = c, score
 				}
-			} else if miss.closest == nil || placed > miss.placed {
-				miss.closest, miss.placed, miss.fits, miss.first = c.domain, placed, fits, first
+			} else if miss.closer(c, placed) {
+				miss.closest, miss.closestIndex, miss.placed, miss.fits, miss.first = c.domain, c.index, placed, fits, first
 			}
 			undo()
 		}
@@ -227,6 +228,16 @@ func candidate(ssn *framework.Session, group []*topology.Domain, i int, want dom
 		return domainCandidate{}, false
 	}
 	return domainCandidate{domain: d, nodes: nodes, index: i, bound: math.Inf(1)}, true
+}
+
+// closer reports whether a tried domain that placed placed tasks is closer than the closest so
+// far: it placed more, or as many and comes first by name in the same tier (domains are tried
+// tier by tier, and within a tier not always by name).
+func (m *domainMiss) closer(c domainCandidate, placed int) bool {
+	if m.closest == nil || placed != m.placed {
+		return m.closest == nil || placed > m.placed
+	}
+	return c.domain.Tier == m.closest.Tier && c.index < m.closestIndex
 }
 
 // explain says why no domain was found for what (e.g. "its pods"), and why the closest domain's

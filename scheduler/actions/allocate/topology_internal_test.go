@@ -52,6 +52,8 @@ func TestChooseDomainTriesFewerDomainsAndChoosesTheSame(t *testing.T) {
 		fails, empty map[string]bool
 		tried        []string
 		want         string
+		// closest is the domain named as the closest when none is chosen.
+		closest string
 	}{
 		"no plugin scores HyperNodes: the first by name": {config: unscored, busy: map[string]string{"s2": "4"}, tried: []string{"s0"}, want: "s0"},
 		"scored, all alike: the first by name":           {config: scored, tried: []string{"s0"}, want: "s0"},
@@ -67,9 +69,9 @@ func TestChooseDomainTriesFewerDomainsAndChoosesTheSame(t *testing.T) {
 		"scored, one score with no bound: every domain": {
 			config: unbounded, busy: map[string]string{"s2": "4"}, tried: []string{"s0", "s1", "s2", "s3"}, want: "s2",
 		},
-		"scored: every trial fails": {
-			config: scored, fails: map[string]bool{"s0": true, "s1": true, "s2": true, "s3": true},
-			tried: []string{"s0", "s1", "s2", "s3"},
+		"scored: every trial fails, the closest first by name": {
+			config: scored, busy: map[string]string{"s2": "4"}, fails: map[string]bool{"s0": true, "s1": true, "s2": true, "s3": true},
+			tried: []string{"s2", "s0", "s1", "s3"}, closest: "s0",
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -122,13 +124,15 @@ func TestChooseDomainTriesFewerDomainsAndChoosesTheSame(t *testing.T) {
 			}
 			tried = nil
 
-			best, _, _ := chooseDomain(ssn, topo, j, want, attempt)
+			best, _, miss := chooseDomain(ssn, topo, j, want, attempt)
 			if diff := cmp.Diff(tc.tried, tried); diff != "" {
 				t.Errorf("domains tried (-want +got):\n%s", diff)
 			}
 			got := ""
 			if best != nil {
 				got = best.Name
+			} else if miss.closest == nil || miss.closest.Name != tc.closest {
+				t.Errorf("closest domain %v, want %s", miss.closest, tc.closest)
 			}
 			if got != tc.want || tc.config != unscored && got != every {
 				t.Errorf("chose %q, want %q (trying every domain chooses %q)", got, tc.want, every)

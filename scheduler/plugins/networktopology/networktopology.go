@@ -32,6 +32,8 @@ package networktopology
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -173,7 +175,9 @@ func Bound(w Weights, nodes []*api.NodeInfo, add *api.Resource) float64 {
 	}
 	var sum float64
 	var weights int
-	for name, rw := range w.Resources {
+	// In name order: domains that score the same mathematically score the same to the last bit.
+	for _, name := range slices.Sorted(maps.Keys(w.Resources)) {
+		rw := w.Resources[name]
 		a := alloc.Get(name)
 		if a <= 0 || rw == 0 {
 			continue
