@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -51,17 +52,22 @@ type eventRecorders struct {
 }
 
 // newEventRecorders starts the broadcasters, writing with a client of the manager's
-// configuration, and stops them when the manager stops.
+// configuration and logging each event at V(1) in the manager's log, as controller-runtime's
+// recorders do, and stops them once the manager stops.
 func newEventRecorders(mgr ctrl.Manager) (*eventRecorders, error) {
 	kube, err := kubernetes.NewForConfigAndClient(mgr.GetConfig(), mgr.GetHTTPClient())
 	if err != nil {
 		return nil, fmt.Errorf("creating the events client: %w", err)
 	}
 	sink := &typedcorev1.EventSinkImpl{Interface: kube.CoreV1().Events("")}
+	log := mgr.GetLogger().WithName("events")
 	e := &eventRecorders{scheme: mgr.GetScheme()}
 	for range EventWriters {
 		b := record.NewBroadcaster(record.WithCorrelatorOptions(record.CorrelatorOptions{LRUCacheSize: eventCacheEntries / EventWriters}))
 		b.StartRecordingToSink(sink)
+		b.StartEventWatcher(func(ev *corev1.Event) {
+			log.V(1).Info(ev.Message, "type", ev.Type, "object", ev.InvolvedObject, "reason", ev.Reason)
+		})
 		e.broadcasters = append(e.broadcasters, b)
 	}
 	if err := mgr.Add(e); err != nil {
@@ -71,11 +77,17 @@ func newEventRecorders(mgr ctrl.Manager) (*eventRecorders, error) {
 	return e, nil
 }
 
-// Start waits for the manager to stop, then stops the broadcasters: the events they hold are
-// still written.
+// eventWritersGrace is how long the broadcasters outlive the manager's stop: the manager stops
+// runnables that need no leader before the controllers, which may still record events while
+// they finish their work, for up to the manager's graceful shutdown timeout (30 s by default).
+const eventWritersGrace = 30 * time.Second
+
+// Start waits for the manager to stop, then stops the broadcasters eventWritersGrace later (or
+// at once when the process ends first: events still waiting are then lost, as with any
+// recorder).
 func (e *eventRecorders) Start(ctx context.Context) error {
 	<-ctx.Done()
-	e.shutdown()
+	time.AfterFunc(eventWritersGrace, e.shutdown)
 	return nil
 }
 
