@@ -44,6 +44,9 @@ func TestCRDValidation(t *testing.T) {
 	RunSpecs(t, "CRD validation suite")
 }
 
+// Failed specs are printed with their messages at the end, where a CI log is read.
+var _ = ReportAfterSuite("failures, with their messages", framework.ReportFailures)
+
 var _ = BeforeSuite(func() {
 	fw = &framework.Framework{}
 	Expect(fw.Start()).To(Succeed(), "the CRDs in config/crd/bases must install: a rule over its CEL cost budget fails here")

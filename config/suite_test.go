@@ -39,6 +39,9 @@ func TestConfig(t *testing.T) {
 	RunSpecs(t, "Deployment manifests suite")
 }
 
+// Failed specs are printed with their messages at the end, where a CI log is read.
+var _ = ReportAfterSuite("failures, with their messages", framework.ReportFailures)
+
 var fw *framework.Framework
 
 var _ = BeforeSuite(func(ctx context.Context) {

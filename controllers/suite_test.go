@@ -48,6 +48,9 @@ func TestControllers(t *testing.T) {
 	RunSpecs(t, "Controllers suite")
 }
 
+// Failed specs are printed with their messages at the end, where a CI log is read.
+var _ = ReportAfterSuite("failures, with their messages", framework.ReportFailures)
+
 var _ = BeforeSuite(func(ctx context.Context) {
 	ctrl.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
 	fw = &framework.Framework{KWOK: true, ManagerCache: controllers.CacheOptions()}

@@ -45,6 +45,9 @@ func TestE2E(t *testing.T) {
 	RunSpecs(t, "e2e")
 }
 
+// Failed specs are printed with their messages at the end, where a CI log is read.
+var _ = ReportAfterSuite("failures, with their messages", framework.ReportFailures)
+
 var _ = BeforeSuite(func(ctx context.Context) {
 	var err error
 	suiteDir, err = os.MkdirTemp("", "caldera-e2e-")

@@ -49,6 +49,9 @@ func TestScheduler(t *testing.T) {
 	RunSpecs(t, "Scheduler integration suite")
 }
 
+// Failed specs are printed with their messages at the end, where a CI log is read.
+var _ = ReportAfterSuite("failures, with their messages", framework.ReportFailures)
+
 var _ = BeforeSuite(func() {
 	logf.SetLogger(GinkgoLogr)
 	fw = &framework.Framework{

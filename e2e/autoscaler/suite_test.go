@@ -49,6 +49,9 @@ func TestAutoscaler(t *testing.T) {
 	RunSpecs(t, "e2e autoscaler")
 }
 
+// Failed specs are printed with their messages at the end, where a CI log is read.
+var _ = ReportAfterSuite("failures, with their messages", framework.ReportFailures)
+
 var _ = BeforeSuite(func(ctx context.Context) {
 	ctrl.SetLogger(GinkgoLogr)
 	fw = &framework.Framework{KWOK: true, Autoscaler: true, ManagerCache: controllers.CacheOptions()}

@@ -55,6 +55,9 @@ func TestGitOps(t *testing.T) {
 	RunSpecs(t, "e2e gitops")
 }
 
+// Failed specs are printed with their messages at the end, where a CI log is read.
+var _ = ReportAfterSuite("failures, with their messages", framework.ReportFailures)
+
 // startCaldera starts what cmd/manager runs: the controllers and the scheduler.
 func startCaldera(ctx context.Context) {
 	GinkgoHelper()

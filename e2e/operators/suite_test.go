@@ -54,6 +54,9 @@ func TestOperators(t *testing.T) {
 	RunSpecs(t, "operators")
 }
 
+// Failed specs are printed with their messages at the end, where a CI log is read.
+var _ = ReportAfterSuite("failures, with their messages", framework.ReportFailures)
+
 var _ = BeforeSuite(func(ctx context.Context) {
 	assets, err := operatorAssets()
 	Expect(err).NotTo(HaveOccurred())

@@ -46,6 +46,9 @@ func TestPreemption(t *testing.T) {
 	RunSpecs(t, "e2e preemption")
 }
 
+// Failed specs are printed with their messages at the end, where a CI log is read.
+var _ = ReportAfterSuite("failures, with their messages", framework.ReportFailures)
+
 var _ = BeforeSuite(func(ctx context.Context) {
 	ctrl.SetLogger(GinkgoLogr)
 	fw = &framework.Framework{KWOK: true, ManagerCache: controllers.CacheOptions()}

@@ -52,6 +52,9 @@ func TestVcctl(t *testing.T) {
 	RunSpecs(t, "vcctl suite")
 }
 
+// Failed specs are printed with their messages at the end, where a CI log is read.
+var _ = ReportAfterSuite("failures, with their messages", framework.ReportFailures)
+
 var _ = BeforeSuite(func() {
 	ctx, cancel = context.WithCancel(context.Background())
 	// The cache options are those of the manager, for the specs that run the controllers.

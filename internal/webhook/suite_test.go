@@ -46,6 +46,9 @@ func TestWebhook(t *testing.T) {
 	RunSpecs(t, "Admission webhook suite")
 }
 
+// Failed specs are printed with their messages at the end, where a CI log is read.
+var _ = ReportAfterSuite("failures, with their messages", framework.ReportFailures)
+
 var _ = BeforeSuite(func() {
 	ctrl.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
 	ctx, cancel = context.WithCancel(context.Background())
