@@ -59,6 +59,18 @@ func stringMap(m map[string]string) map[string]string {
 	return out
 }
 
+// keys returns m with its keys interned, in a new map (see stringMap).
+func keys[K ~string, V any](m map[K]V) map[K]V {
+	if len(m) == 0 {
+		return m
+	}
+	out := make(map[K]V, len(m))
+	for k, v := range m {
+		out[str(k)] = v
+	}
+	return out
+}
+
 // resources returns the shared copy of rl (resourceLists), or rl's own content with its names
 // interned (the quantities are not strings), as stringMap, when there is none yet.
 func resources(rl corev1.ResourceList) corev1.ResourceList {
@@ -247,16 +259,12 @@ func Job(j *batchv1alpha1.Job) {
 		}
 	}
 	policies(spec.Policies)
-	if len(spec.Plugins) > 0 {
-		plugins := make(map[string][]string, len(spec.Plugins))
-		for name, args := range spec.Plugins {
-			for i := range args {
-				args[i] = str(args[i])
-			}
-			plugins[str(name)] = args
+	for _, args := range spec.Plugins {
+		for i := range args {
+			args[i] = str(args[i])
 		}
-		spec.Plugins = plugins
 	}
+	spec.Plugins = keys(spec.Plugins)
 	jobTopology(spec.NetworkTopology)
 	for i := range spec.Tasks {
 		t := &spec.Tasks[i]
@@ -277,20 +285,11 @@ func Job(j *batchv1alpha1.Job) {
 
 	status := &j.Status
 	status.State.Phase, status.State.Reason, status.State.Message = str(status.State.Phase), str(status.State.Reason), str(status.State.Message)
-	if len(status.TaskStatusCount) > 0 {
-		counts := make(map[string]batchv1alpha1.TaskState, len(status.TaskStatusCount))
-		for name, state := range status.TaskStatusCount {
-			if len(state.Phase) > 0 {
-				phases := make(map[corev1.PodPhase]int32, len(state.Phase))
-				for phase, n := range state.Phase {
-					phases[str(phase)] = n
-				}
-				state.Phase = phases
-			}
-			counts[str(name)] = state
-		}
-		status.TaskStatusCount = counts
+	for name, state := range status.TaskStatusCount {
+		state.Phase = keys(state.Phase)
+		status.TaskStatusCount[name] = state
 	}
+	status.TaskStatusCount = keys(status.TaskStatusCount)
 	status.ControlledResources = stringMap(status.ControlledResources)
 	status.Health = str(status.Health)
 	conditions(status.Conditions)
@@ -326,13 +325,7 @@ func PodGroup(pg *schedulingv1beta1.PodGroup) {
 	ObjectMeta(&pg.ObjectMeta)
 	spec := &pg.Spec
 	spec.Queue, spec.PriorityClassName = str(spec.Queue), str(spec.PriorityClassName)
-	if len(spec.MinTaskMember) > 0 {
-		members := make(map[string]int32, len(spec.MinTaskMember))
-		for name, n := range spec.MinTaskMember {
-			members[str(name)] = n
-		}
-		spec.MinTaskMember = members
-	}
+	spec.MinTaskMember = keys(spec.MinTaskMember)
 	if spec.MinResources != nil {
 		min := resources(*spec.MinResources)
 		spec.MinResources = &min
