@@ -18,13 +18,15 @@ limitations under the License.
 // every object its own copy of each string: the 10 pods of a job each hold the job's name, its
 // queue, Volcano's label and annotation keys, the image, the node, the well-known values of
 // the pod's spec and status. Interned, they are held once, which is about a sixth of a decoded
-// pod's memory. The containers' resource lists, the same in every pod of a task, are shared too.
-// The object's content does not change.
+// pod's memory. The containers' resource lists, the same in every pod of a task, are shared too,
+// and so are the tolerations, empty security context and small values the API server gives
+// every pod. The object's content does not change.
 package intern
 
 import (
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"unique"
@@ -77,42 +79,131 @@ func resources(rl corev1.ResourceList) corev1.ResourceList {
 	if len(rl) == 0 {
 		return rl
 	}
-	return resourceLists.share(rl)
+	return resourceLists.share(listKey(rl), rl)
 }
 
 // resourceLists holds one copy of each container resource list seen lately. The containers of a
 // task's pods ask for the same resources, and a decoder gives every pod its own maps of them, a
 // few hundred bytes a container: a job pod holds 4.2 KB with its strings interned, 3.5 KB with
-// its lists shared too (BenchmarkPodMemory). Cached objects are read and never written, so pods
+// its lists shared too, and 3.1 KB with its tolerations and spec's pointers shared as well
+// (BenchmarkPodMemory). Cached objects are read and never written, so pods
 // may share a map. A list is shared only with lists deep-equal to it (the same quantities, held
-// the same way), so no pod's content changes. The table is emptied when it is full: it stays
-// small whatever goes by, and pods already holding a copy keep it.
-var resourceLists = &listTable{lists: map[string]corev1.ResourceList{}}
-
-// maxResourceLists bounds resourceLists. A cluster's pods ask for far fewer different lists.
-const maxResourceLists = 4096
-
-type listTable struct {
-	mu    sync.Mutex
-	lists map[string]corev1.ResourceList
-}
-
-func (t *listTable) share(rl corev1.ResourceList) corev1.ResourceList {
-	key := listKey(rl)
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if shared, ok := t.lists[key]; ok && reflect.DeepEqual(shared, rl) {
-		return shared
-	}
+// the same way), so no pod's content changes.
+var resourceLists = newTable(func(rl corev1.ResourceList) corev1.ResourceList {
 	out := make(corev1.ResourceList, len(rl))
 	for name, q := range rl {
 		out[str(name)] = q
 	}
-	if len(t.lists) >= maxResourceLists {
-		clear(t.lists)
-	}
-	t.lists[key] = out
 	return out
+})
+
+// maxShared bounds each table of shared values. A cluster's pods hold far fewer different ones.
+const maxShared = 4096
+
+// table holds one copy of each value of type T seen lately, found by a key that values equal in
+// content share. A value is shared only with values deep-equal to it, so no object's content
+// changes. The table is emptied when it is full: it stays small whatever goes by, and objects
+// already holding a copy keep it.
+type table[T any] struct {
+	mu     sync.Mutex
+	values map[string]T
+	// own returns the copy of a value the table keeps, made from the first object that holds it.
+	own func(T) T
+}
+
+func newTable[T any](own func(T) T) *table[T] {
+	return &table[T]{values: map[string]T{}, own: own}
+}
+
+// share returns the table's copy of v, found by key, or keeps its own copy of v when it has none.
+func (t *table[T]) share(key string, v T) T {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if shared, ok := t.values[key]; ok && reflect.DeepEqual(shared, v) {
+		return shared
+	}
+	out := t.own(v)
+	if len(t.values) >= maxShared {
+		clear(t.values)
+	}
+	t.values[key] = out
+	return out
+}
+
+// pointerTable holds the one pointer to each value of a small type the pods' specs point to
+// (priorities, grace periods, preemption policies): a decoder allocates each of them anew for
+// every pod.
+type pointerTable[T comparable] struct {
+	mu   sync.Mutex
+	ptrs map[T]*T
+}
+
+// share returns the table's pointer to p's value, or p when p is nil.
+func (t *pointerTable[T]) share(p *T) *T {
+	if p == nil {
+		return nil
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if shared, ok := t.ptrs[*p]; ok {
+		return shared
+	}
+	if t.ptrs == nil || len(t.ptrs) >= maxShared {
+		t.ptrs = map[T]*T{}
+	}
+	t.ptrs[*p] = p
+	return p
+}
+
+var (
+	int32Ptrs      pointerTable[int32]
+	int64Ptrs      pointerTable[int64]
+	boolPtrs       pointerTable[bool]
+	preemptionPtrs pointerTable[corev1.PreemptionPolicy]
+)
+
+// tolerationLists holds one copy of each pod's list of tolerations: the API server gives every
+// pod the same two (not-ready and unreachable, 300 s), and a job's pods share their template's.
+var tolerationLists = newTable(func(ts []corev1.Toleration) []corev1.Toleration {
+	out := slices.Clone(ts)
+	for i := range out {
+		t := &out[i]
+		t.Key, t.Operator, t.Value, t.Effect = str(t.Key), str(t.Operator), str(t.Value), str(t.Effect)
+	}
+	return out
+})
+
+func tolerations(ts []corev1.Toleration) []corev1.Toleration {
+	if len(ts) == 0 {
+		return ts
+	}
+	var b strings.Builder
+	for _, t := range ts {
+		b.WriteString(t.Key)
+		b.WriteByte('|')
+		b.WriteString(string(t.Operator))
+		b.WriteByte('|')
+		b.WriteString(t.Value)
+		b.WriteByte('|')
+		b.WriteString(string(t.Effect))
+		if t.TolerationSeconds != nil {
+			b.WriteByte('|')
+			b.WriteString(strconv.FormatInt(*t.TolerationSeconds, 10))
+		}
+		b.WriteByte(';')
+	}
+	return tolerationLists.share(b.String(), ts)
+}
+
+// emptyPodSecurityContext is the one empty security context the pods share: the API server gives
+// a pod without one an empty one.
+var emptyPodSecurityContext = &corev1.PodSecurityContext{}
+
+func podSecurityContext(sc *corev1.PodSecurityContext) *corev1.PodSecurityContext {
+	if sc != nil && reflect.DeepEqual(sc, emptyPodSecurityContext) {
+		return emptyPodSecurityContext
+	}
+	return sc
 }
 
 // listKey names a resource list by its names and quantities, in name order: lists with the same
@@ -169,10 +260,10 @@ func podSpec(spec *corev1.PodSpec) {
 	for i := range spec.Containers {
 		container(&spec.Containers[i])
 	}
-	for i := range spec.Tolerations {
-		t := &spec.Tolerations[i]
-		t.Key, t.Operator, t.Value, t.Effect = str(t.Key), str(t.Operator), str(t.Value), str(t.Effect)
-	}
+	spec.Tolerations = tolerations(spec.Tolerations)
+	spec.SecurityContext = podSecurityContext(spec.SecurityContext)
+	spec.Priority, spec.PreemptionPolicy = int32Ptrs.share(spec.Priority), preemptionPtrs.share(spec.PreemptionPolicy)
+	spec.TerminationGracePeriodSeconds, spec.EnableServiceLinks = int64Ptrs.share(spec.TerminationGracePeriodSeconds), boolPtrs.share(spec.EnableServiceLinks)
 	for i := range spec.Volumes {
 		v := &spec.Volumes[i]
 		v.Name = str(v.Name)

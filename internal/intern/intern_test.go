@@ -144,6 +144,37 @@ func TestPodsShareTheirRepeatedStrings(t *testing.T) {
 	}
 }
 
+func TestPodsShareWhatTheAPIServerGivesEveryPod(t *testing.T) {
+	a, b := decoded(t, jobPod(t, 0)), decoded(t, jobPod(t, 1))
+	Pod(a)
+	Pod(b)
+	if &a.Spec.Tolerations[0] != &b.Spec.Tolerations[0] {
+		t.Errorf("two pods with the same tolerations hold two lists")
+	}
+	if a.Spec.SecurityContext != b.Spec.SecurityContext {
+		t.Errorf("two pods with an empty security context hold two")
+	}
+	if a.Spec.Priority != b.Spec.Priority || a.Spec.PreemptionPolicy != b.Spec.PreemptionPolicy ||
+		a.Spec.TerminationGracePeriodSeconds != b.Spec.TerminationGracePeriodSeconds {
+		t.Errorf("two pods with the same priority, preemption policy and grace period hold their own pointers to them")
+	}
+
+	// A pod that differs in each of them keeps its own values.
+	other := jobPod(t, 2)
+	other.Spec.Tolerations[1].TolerationSeconds = ptr.To[int64](60)
+	other.Spec.SecurityContext = &corev1.PodSecurityContext{RunAsNonRoot: ptr.To(true)}
+	other.Spec.Priority, other.Spec.PreemptionPolicy = ptr.To[int32](1000), ptr.To(corev1.PreemptNever)
+	other.Spec.TerminationGracePeriodSeconds = ptr.To[int64](5)
+	want, got := decoded(t, other), decoded(t, other)
+	Pod(got)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("the pod changed (-want +got):\n%s", diff)
+	}
+	if &got.Spec.Tolerations[0] == &a.Spec.Tolerations[0] || got.Spec.SecurityContext == a.Spec.SecurityContext || got.Spec.Priority == a.Spec.Priority {
+		t.Errorf("a pod shares values that differ from its own")
+	}
+}
+
 // BenchmarkPodMemory reports the heap a decoded job pod holds (bytes/pod), as an informer keeps
 // it, with and without its strings interned.
 func BenchmarkPodMemory(b *testing.B) {
@@ -216,12 +247,13 @@ func TestPodsOfATaskShareTheirResourceLists(t *testing.T) {
 }
 
 func TestResourceListsStayFew(t *testing.T) {
-	table := &listTable{lists: map[string]corev1.ResourceList{}}
-	for i := range maxResourceLists + 10 {
-		table.share(corev1.ResourceList{corev1.ResourceCPU: *resource.NewMilliQuantity(int64(i+1), resource.DecimalSI)})
+	table := newTable(resourceLists.own)
+	for i := range maxShared + 10 {
+		rl := corev1.ResourceList{corev1.ResourceCPU: *resource.NewMilliQuantity(int64(i+1), resource.DecimalSI)}
+		table.share(listKey(rl), rl)
 	}
-	if n := len(table.lists); n > maxResourceLists {
-		t.Errorf("the table holds %d lists, more than %d", n, maxResourceLists)
+	if n := len(table.values); n > maxShared {
+		t.Errorf("the table holds %d lists, more than %d", n, maxShared)
 	}
 }
 
