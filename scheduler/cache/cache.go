@@ -674,6 +674,16 @@ func (c *Cache) addPodLocked(pod *corev1.Pod, prev *api.TaskInfo) bool {
 	var resreq *api.Resource
 	if ours {
 		id := JobIDOf(pod)
+		j, ok := c.jobs[id]
+		if ok {
+			id = j.UID // the job's tasks hold one copy of its ID
+		} else {
+			j = api.NewJobInfo(id)
+			c.jobs[id] = j
+			if pg, ok := c.podGroups[id]; ok {
+				c.applyPodGroupLocked(j, pg)
+			}
+		}
 		t := api.NewTaskInfo(pod, id, prev)
 		t.Status, t.NodeName = status, nodeName
 		if status == api.Pending {
@@ -690,14 +700,6 @@ func (c *Cache) addPodLocked(pod *corev1.Pod, prev *api.TaskInfo) bool {
 			delete(c.nominated, pod.UID)
 		}
 		resreq = t.Resreq
-		j, ok := c.jobs[id]
-		if !ok {
-			j = api.NewJobInfo(id)
-			c.jobs[id] = j
-			if pg, ok := c.podGroups[id]; ok {
-				c.applyPodGroupLocked(j, pg)
-			}
-		}
 		if podgroup.GroupName(pod) == "" {
 			c.applyLonePodLocked(j, pod, t)
 		}
