@@ -24,7 +24,6 @@ limitations under the License.
 package intern
 
 import (
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -34,6 +33,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 
 	batchv1alpha1 "github.com/caldera-sh/caldera/api/batch/v1alpha1"
 	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
@@ -87,9 +87,10 @@ func resources(rl corev1.ResourceList) corev1.ResourceList {
 // few hundred bytes a container: a job pod holds 4.2 KB with its strings interned, 3.5 KB with
 // its lists shared too, and 3.1 KB with its tolerations and spec's pointers shared as well
 // (BenchmarkPodMemory). Cached objects are read and never written, so pods
-// may share a map. A list is shared only with lists deep-equal to it (the same quantities, held
-// the same way), so no pod's content changes.
-var resourceLists = newTable(func(rl corev1.ResourceList) corev1.ResourceList {
+// may share a map. A list is shared only with lists of the same quantities written the same way
+// (the key holds each quantity's string, sameList its value and format), so no pod's content
+// changes.
+var resourceLists = newTable(sameList, func(rl corev1.ResourceList) corev1.ResourceList {
 	out := make(corev1.ResourceList, len(rl))
 	for name, q := range rl {
 		out[str(name)] = q
@@ -97,29 +98,47 @@ var resourceLists = newTable(func(rl corev1.ResourceList) corev1.ResourceList {
 	return out
 })
 
+// sameList reports whether two resource lists hold the same quantities in the same formats.
+// (reflect.DeepEqual, which also compares how a quantity is held inside, costs a tenth of the
+// manager's CPU during a burst of binds, at one comparison a container for each pod event.)
+func sameList(a, b corev1.ResourceList) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for name, qa := range a {
+		qb, ok := b[name]
+		if !ok || qa.Format != qb.Format || qa.Cmp(qb) != 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // maxShared bounds each table of shared values. A cluster's pods hold far fewer different ones.
 const maxShared = 4096
 
 // table holds one copy of each value of type T seen lately, found by a key that values equal in
-// content share. A value is shared only with values deep-equal to it, so no object's content
+// content share. A value is shared only with values equal to it (equal), so no object's content
 // changes. The table is emptied when it is full: it stays small whatever goes by, and objects
 // already holding a copy keep it.
 type table[T any] struct {
 	mu     sync.Mutex
 	values map[string]T
+	// equal reports whether two values are equal in content.
+	equal func(a, b T) bool
 	// own returns the copy of a value the table keeps, made from the first object that holds it.
 	own func(T) T
 }
 
-func newTable[T any](own func(T) T) *table[T] {
-	return &table[T]{values: map[string]T{}, own: own}
+func newTable[T any](equal func(a, b T) bool, own func(T) T) *table[T] {
+	return &table[T]{values: map[string]T{}, equal: equal, own: own}
 }
 
 // share returns the table's copy of v, found by key, or keeps its own copy of v when it has none.
 func (t *table[T]) share(key string, v T) T {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if shared, ok := t.values[key]; ok && reflect.DeepEqual(shared, v) {
+	if shared, ok := t.values[key]; ok && t.equal(shared, v) {
 		return shared
 	}
 	out := t.own(v)
@@ -164,7 +183,7 @@ var (
 
 // tolerationLists holds one copy of each pod's list of tolerations: the API server gives every
 // pod the same two (not-ready and unreachable, 300 s), and a job's pods share their template's.
-var tolerationLists = newTable(func(ts []corev1.Toleration) []corev1.Toleration {
+var tolerationLists = newTable(sameTolerations, func(ts []corev1.Toleration) []corev1.Toleration {
 	out := slices.Clone(ts)
 	for i := range out {
 		t := &out[i]
@@ -172,6 +191,13 @@ var tolerationLists = newTable(func(ts []corev1.Toleration) []corev1.Toleration 
 	}
 	return out
 })
+
+func sameTolerations(a, b []corev1.Toleration) bool {
+	return slices.EqualFunc(a, b, func(x, y corev1.Toleration) bool {
+		return x.Key == y.Key && x.Operator == y.Operator && x.Value == y.Value && x.Effect == y.Effect &&
+			ptr.Equal(x.TolerationSeconds, y.TolerationSeconds)
+	})
+}
 
 func tolerations(ts []corev1.Toleration) []corev1.Toleration {
 	if len(ts) == 0 {
@@ -200,7 +226,9 @@ func tolerations(ts []corev1.Toleration) []corev1.Toleration {
 var emptyPodSecurityContext = &corev1.PodSecurityContext{}
 
 func podSecurityContext(sc *corev1.PodSecurityContext) *corev1.PodSecurityContext {
-	if sc != nil && reflect.DeepEqual(sc, emptyPodSecurityContext) {
+	// Size is 0 only when no field is set (any set field takes bytes in the pod's protobuf),
+	// whatever fields later versions add, and it costs far less than reflect.DeepEqual.
+	if sc != nil && sc.Size() == 0 {
 		return emptyPodSecurityContext
 	}
 	return sc
