@@ -30,10 +30,11 @@ import (
 	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
 )
 
-// The default queue is where jobs and PodGroups that name no queue go. The scheduler makes it
-// when it starts, if it is missing, and again whenever it is deleted (config/policy refuses that
-// on clusters with ValidatingAdmissionPolicy, but not every cluster has it): without it every
-// such job would wait until someone made the queue.
+// The default queue is where jobs and PodGroups that name no queue go. Every manager process
+// tries to make it as it starts (CreateDefaultQueue), the leader makes sure of it before its
+// first cycle, and makes it again whenever it is deleted (config/policy refuses that on clusters
+// with ValidatingAdmissionPolicy, but not every cluster has it): without it every such job would
+// wait until someone made the queue.
 
 // defaultQueueWait bounds how long the scheduler waits for the default queue before its first cycle.
 const defaultQueueWait = 5 * time.Second
@@ -70,6 +71,22 @@ func (s *Scheduler) watchDefaultQueue(ctx context.Context) error {
 		return fmt.Errorf("watching the default queue: %w", err)
 	}
 	return nil
+}
+
+// CreateDefaultQueue tries once to make the default queue, as the process starts: whether or not
+// this replica will lead, and while the caches fill, so that a first leader finds the queue in its
+// cache instead of making it and waiting for it before its first cycle (0.1 s on a busy API
+// server). An existing queue is left as it is. If the attempt fails, the leader makes the queue
+// as before (ensureDefaultQueue).
+func (s *Scheduler) CreateDefaultQueue(ctx context.Context) {
+	err := s.client.Create(ctx, NewDefaultQueue(s.opts.DefaultQueue))
+	switch {
+	case err == nil:
+		s.log.Info("created the default queue", "queue", s.opts.DefaultQueue)
+	case apierrors.IsAlreadyExists(err):
+	default:
+		s.log.V(1).Info("could not create the default queue at start-up; the leader will", "queue", s.opts.DefaultQueue, "error", err.Error())
+	}
 }
 
 // recreateDefaultQueue makes the default queue again each time it is deleted, until ctx ends.

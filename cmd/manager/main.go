@@ -255,6 +255,9 @@ func run() error {
 	}
 
 	log.Info("Starting the manager", "schedulerNames", names)
+	if sched != nil {
+		go sched.CreateDefaultQueue(ctx)
+	}
 	return mgr.Start(ctx)
 }
 

@@ -42,6 +42,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/yaml"
 
+	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
 	"github.com/caldera-sh/caldera/controllers"
 	"github.com/caldera-sh/caldera/internal/testing/framework"
 )
@@ -313,6 +314,58 @@ func TestStoppedManagerGivesUpItsLease(t *testing.T) {
 	}
 	if h := holder(); h != "" {
 		t.Errorf("after the manager stopped, lease %s is still held by %q; want it given up", key, h)
+	}
+}
+
+// A manager that does not lead still makes the default queue as it starts, so that the leader
+// it may become finds the queue in its cache instead of making it before its first cycle.
+func TestManagerThatDoesNotLeadMakesTheDefaultQueue(t *testing.T) {
+	f := controlPlane(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "early-default-queue"}}
+	if err := f.Client.Create(ctx, ns); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = f.Client.Delete(context.Background(), ns) })
+	// Another replica holds the lease for the whole test.
+	lease := &coordinationv1.Lease{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: controllers.LeaderElectionID},
+		Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To("another-replica"), LeaseDurationSeconds: ptr.To[int32](3600),
+			AcquireTime: ptr.To(metav1.NewMicroTime(time.Now())), RenewTime: ptr.To(metav1.NewMicroTime(time.Now()))},
+	}
+	if err := f.Client.Create(ctx, lease); err != nil {
+		t.Fatal(err)
+	}
+	const queue = "early-default"
+	t.Cleanup(func() {
+		_ = f.Client.Delete(context.Background(), &schedulingv1beta1.Queue{ObjectMeta: metav1.ObjectMeta{Name: queue}})
+	})
+	p := startManager(t, dir, "--kubeconfig="+adminKubeconfig(t, f, dir), "--leader-election-namespace="+ns.Name,
+		"--default-queue="+queue, "--metrics-bind-address=0", "--health-probe-bind-address=0")
+	deadline := time.Now().Add(framework.Timeout)
+	for {
+		err := f.Client.Get(ctx, client.ObjectKey{Name: queue}, &schedulingv1beta1.Queue{})
+		if err == nil {
+			break
+		}
+		if !apierrors.IsNotFound(err) {
+			t.Fatal(err)
+		}
+		if err := p.Exited(); err != nil {
+			t.Fatal(err)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the manager made no queue %q within %s", queue, framework.Timeout)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	var got coordinationv1.Lease
+	if err := f.Client.Get(ctx, client.ObjectKeyFromObject(lease), &got); err != nil {
+		t.Fatal(err)
+	}
+	if h := ptr.Deref(got.Spec.HolderIdentity, ""); h != "another-replica" {
+		t.Errorf("lease held by %q; want it still held by another-replica, so that the queue was made by a manager that does not lead", h)
 	}
 }
 
