@@ -130,6 +130,17 @@ func startManager(t testing.TB, dir string, args ...string) *framework.Process {
 	return p
 }
 
+// namespace creates a namespace named name for the test and deletes it when the test ends.
+func namespace(t testing.TB, f *framework.Framework, name string) *corev1.Namespace {
+	t.Helper()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	if err := f.Client.Create(context.Background(), ns); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = f.Client.Delete(context.Background(), ns) })
+	return ns
+}
+
 // freeAddress returns a loopback address nothing listens on now.
 func freeAddress(t testing.TB) string {
 	t.Helper()
@@ -280,11 +291,7 @@ func TestStoppedManagerGivesUpItsLease(t *testing.T) {
 	f := controlPlane(t)
 	ctx := context.Background()
 	dir := t.TempDir()
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "lease-release"}}
-	if err := f.Client.Create(ctx, ns); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = f.Client.Delete(context.Background(), ns) })
+	ns := namespace(t, f, "lease-release")
 	p := startManager(t, dir, "--kubeconfig="+adminKubeconfig(t, f, dir), "--leader-election-namespace="+ns.Name,
 		"--metrics-bind-address=0", "--health-probe-bind-address=0")
 	key := client.ObjectKey{Namespace: ns.Name, Name: controllers.LeaderElectionID}
@@ -323,11 +330,7 @@ func TestManagerThatDoesNotLeadMakesTheDefaultQueue(t *testing.T) {
 	f := controlPlane(t)
 	ctx := context.Background()
 	dir := t.TempDir()
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "early-default-queue"}}
-	if err := f.Client.Create(ctx, ns); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = f.Client.Delete(context.Background(), ns) })
+	ns := namespace(t, f, "early-default-queue")
 	// Another replica holds the lease for the whole test.
 	lease := &coordinationv1.Lease{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: controllers.LeaderElectionID},
