@@ -23,12 +23,13 @@ limitations under the License.
 //
 // Scheduling workloads follow kube-scheduler's scheduler_perf: nodes are plain API objects
 // (4 CPU, 32Gi, 110 pods, Ready, no kubelet), every pod requests 100m and 500Mi, a pod counts
-// as scheduled when it is bound, and all objects exist before the manager starts. Before the
-// manager starts, the API server's own ceiling is measured on the same server: as many pods
-// bound to precomputed nodes by 16 workers with the client settings of the scheduler's bind
-// client (protobuf, no client-side throttling). The manager binds with 16 workers too. With
-// -compare FILE they measure the default configuration against FILE instead, -rounds times on
-// one server (compareConfigurations).
+// as scheduled when it is bound, and all objects exist before the manager starts. Before and
+// after each manager run, the API server's own ceiling is measured on the same server: as many
+// pods bound to precomputed nodes by 16 workers with the client settings of the scheduler's bind
+// client (protobuf, no client-side throttling). The manager binds with 16 workers too. Each
+// workload runs the manager -rounds times (3) and gives the median and range of each figure
+// (measure). With -compare FILE they measure the default configuration against FILE instead,
+// -rounds times on one server (compareConfigurations).
 //
 // The jobs workload submits one-pod Volcano jobs (each pod runs 1 s on a KWOK node) from 16
 // client workers, as a hyper-parameter sweep or an Argo Workflows fan-out does, and counts the
@@ -136,7 +137,7 @@ func main() {
 	profile := flag.Duration("profile", 0, "Profile the CPU of the manager and of the API server for this long once each workload's measured part begins (cpu.pprof and apiserver.pprof in the workload's folder; the scale workload also keeps heap.pprof at rest; implies -keep).")
 	schedulerConf := flag.String("scheduler-conf", "", "A scheduler configuration file to run the manager with (its --scheduler-conf); empty runs the default, as make bench does.")
 	compare := flag.String("compare", "", "A scheduler configuration file to compare with the default: each scheduling workload runs both on one server, -rounds times, alternating, each against the ceilings measured just before and after it, and reports the medians and ranges of the ratios and of the manager's CPU time.")
-	rounds := flag.Int("rounds", 3, "With -compare: how many rounds of both configurations each workload runs.")
+	rounds := flag.Int("rounds", 3, "How many times each scheduling workload runs the manager, each time against the API server's ceilings measured just before and just after it; the table gives the median and range over the rounds. With -compare: how many rounds of both configurations.")
 	flag.Parse()
 	// The benchmark's own clients log through controller-runtime and klog: errors only.
 	logger := zap.New(zap.WriteTo(os.Stderr), zap.Level(zapcore.ErrorLevel))
@@ -157,9 +158,13 @@ func main() {
 		fmt.Fprintln(os.Stderr)
 		os.Exit(2)
 	}
+	if *rounds < 1 {
+		fmt.Fprintln(os.Stderr, "-rounds must be at least 1")
+		os.Exit(2)
+	}
 	if *compare != "" {
-		if *schedulerConf != "" || *rounds < 1 {
-			fmt.Fprintln(os.Stderr, "-compare measures the default against its file: it takes no -scheduler-conf, and -rounds of at least 1")
+		if *schedulerConf != "" {
+			fmt.Fprintln(os.Stderr, "-compare measures the default against its file: it takes no -scheduler-conf")
 			os.Exit(2)
 		}
 		for _, w := range chosen {

@@ -75,11 +75,21 @@ func schedulingWorkload(nodes, groups, size int, layout *racks) func(ctx context
 		if b.compare != "" {
 			return s.compareConfigurations(ctx, b)
 		}
-		// The API server's ceiling, before the manager starts; then the workload and the manager.
-		ceiling, err := s.ceiling(ctx)
-		if err != nil {
-			return row{}, err
-		}
+		return s.measure(ctx, b)
+	}
+}
+
+// measure runs the manager on the workload -rounds times (three by default), each time on the
+// workload made afresh and against the mean of the API server's ceilings measured just before and
+// just after it, and gives the median and range of each figure over the rounds. A ratio from one
+// run moves by a tenth or more from run to run on a small machine, because the ceiling does.
+func (s *schedulingRun) measure(ctx context.Context, b *bench) (row, error) {
+	before, err := s.ceiling(ctx)
+	if err != nil {
+		return row{}, err
+	}
+	var ceilings, rates, ratios, pauses, firsts, lists, afterLease, rss, cpus, cycles, cycleTimes []float64
+	for round := range b.rounds {
 		if err := s.fill(ctx); err != nil {
 			return row{}, err
 		}
@@ -87,25 +97,48 @@ func schedulingWorkload(nodes, groups, size int, layout *racks) func(ctx context
 		if err != nil {
 			return row{}, err
 		}
-		m, err := s.schedule(ctx, b, b.schedulerConf, true)
+		m, err := s.schedule(ctx, b, b.schedulerConf, round == 0)
 		if err != nil {
 			return row{}, err
 		}
-		var r row
-		r.add("pods", "%d", s.total())
-		r.add("ceiling pods/s", "%.0f", ceiling.PodsPerSecond)
-		r.add("Caldera pods/s", "%.0f", m.PodsPerSecond)
-		r.add("ratio", "%.2f", m.PodsPerSecond/ceiling.PodsPerSecond)
-		r.add("longest pause", "%d ms", m.MaxGap.Milliseconds())
-		r.add("first bind after start", "%.2f s", m.First.Sub(m.started).Seconds())
-		r.add("list ceiling", "%.2f s", listed.Seconds())
-		r.add("first bind after lease", "%.2f s", m.First.Sub(m.led).Seconds())
-		r.add("peak RSS", "%.0f MiB", m.rss)
-		r.add("manager CPU", "%.1f s", m.cpu.Seconds())
-		r.add("cycles", "%d in %.2f s", m.cycles, m.cycleTime.Seconds())
-		say("%s: API requests while the manager ran: %s", filepath.Base(dir), m.requests.top(12))
-		return r, nil
+		if err := s.clear(ctx); err != nil {
+			return row{}, err
+		}
+		after, err := s.ceiling(ctx)
+		if err != nil {
+			return row{}, err
+		}
+		ceiling := (before.PodsPerSecond + after.PodsPerSecond) / 2
+		ceilings = append(ceilings, ceiling)
+		rates = append(rates, m.PodsPerSecond)
+		ratios = append(ratios, m.PodsPerSecond/ceiling)
+		pauses = append(pauses, float64(m.MaxGap.Milliseconds()))
+		firsts = append(firsts, m.First.Sub(m.started).Seconds())
+		lists = append(lists, listed.Seconds())
+		afterLease = append(afterLease, m.First.Sub(m.led).Seconds())
+		rss = append(rss, m.rss)
+		cpus = append(cpus, m.cpu.Seconds())
+		cycles = append(cycles, float64(m.cycles))
+		cycleTimes = append(cycleTimes, m.cycleTime.Seconds())
+		say("%s: round %d: ceiling %.0f pods/s (mean of %.0f before, %.0f after), manager %.0f pods/s, ratio %.2f, first bind %.2f s after start; API requests while the manager ran: %s",
+			filepath.Base(s.dir), round+1, ceiling, before.PodsPerSecond, after.PodsPerSecond, m.PodsPerSecond, m.PodsPerSecond/ceiling,
+			m.First.Sub(m.started).Seconds(), m.requests.top(12))
+		before = after
 	}
+	var r row
+	r.add("pods", "%d", s.total())
+	r.add("rounds", "%d", b.rounds)
+	r.add("ceiling pods/s", "%s", spread(ceilings, "%.0f"))
+	r.add("Caldera pods/s", "%s", spread(rates, "%.0f"))
+	r.add("ratio", "%s", spread(ratios, "%.2f"))
+	r.add("longest pause", "%s ms", spread(pauses, "%.0f"))
+	r.add("first bind after start", "%s s", spread(firsts, "%.2f"))
+	r.add("list ceiling", "%s s", spread(lists, "%.2f"))
+	r.add("first bind after lease", "%s s", spread(afterLease, "%.2f"))
+	r.add("peak RSS", "%s MiB", spread(rss, "%.0f"))
+	r.add("manager CPU", "%s s", spread(cpus, "%.1f"))
+	r.add("cycles", "%s in %s s", spread(cycles, "%.0f"), spread(cycleTimes, "%.2f"))
+	return r, nil
 }
 
 // schedulingRun is one scheduling workload's control plane: plain nodes (in racks when asked)
