@@ -28,7 +28,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unique"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -39,14 +38,38 @@ import (
 	schedulingv1beta1 "github.com/caldera-sh/caldera/api/scheduling/v1beta1"
 )
 
-// str returns the canonical copy of s. The canonical copies live while any interned string
-// refers to them; strings seen once cost a lookup and nothing more.
+// str returns the canonical copy of s: the first copy of it seen since the table of canonical
+// copies was last emptied (strs).
 func str[S ~string](s S) S {
 	if s == "" {
 		return s
 	}
-	return S(unique.Make(string(s)).Value())
+	strs.mu.Lock()
+	defer strs.mu.Unlock()
+	if c, ok := strs.m[string(s)]; ok {
+		return S(c)
+	}
+	if len(strs.m) >= maxStrings {
+		clear(strs.m)
+	}
+	// A decoder allocates each string of an object on its own, so keeping s keeps nothing more.
+	strs.m[string(s)] = string(s)
+	return s
 }
+
+// strs holds the canonical copy of each string interned lately. It holds them itself: the
+// unique package drops a canonical copy at the next collection once no unique.Handle refers to
+// it, whatever strings share its bytes, so objects decoded after a collection got copies of
+// their own, and every first lookup after one paid for a weak pointer. The table is emptied when
+// full: objects holding a copy keep it, and later ones share a new one.
+var strs = struct {
+	mu sync.Mutex
+	m  map[string]string
+}{m: map[string]string{}}
+
+// maxStrings bounds strs: a cluster of 100000 pods in 10000 jobs repeats fewer different
+// strings, at about 50 bytes a string held.
+const maxStrings = 1 << 17
 
 // stringMap returns m with its keys and values interned. It is a new map: a map keeps the key
 // it was first given, so the keys cannot be swapped in place.

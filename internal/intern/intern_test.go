@@ -115,6 +115,8 @@ func TestPodKeepsItsContent(t *testing.T) {
 func TestPodsShareTheirRepeatedStrings(t *testing.T) {
 	a, b := decoded(t, jobPod(t, 0)), decoded(t, jobPod(t, 1))
 	Pod(a)
+	// A pod interned after a collection shares the strings of those interned before it.
+	runtime.GC()
 	Pod(b)
 	shared := func(what string, x, y string) {
 		t.Helper()
@@ -278,6 +280,17 @@ func TestPodsOfATaskShareTheirResourceLists(t *testing.T) {
 	Pod(got)
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("the pod changed (-want +got):\n%s", diff)
+	}
+}
+
+func TestCanonicalStringsStayFew(t *testing.T) {
+	for i := range maxStrings + 10 {
+		str(fmt.Sprintf("value-%d", i))
+	}
+	strs.mu.Lock()
+	defer strs.mu.Unlock()
+	if n := len(strs.m); n > maxStrings {
+		t.Errorf("the table holds %d strings, more than %d", n, maxStrings)
 	}
 }
 
