@@ -55,10 +55,21 @@ func (c cronClock) nextMinute() time.Time {
 	return next
 }
 
+// cronStartMargin is the least time left in the minute when a CronJob spec starts its clock:
+// more than the spec takes to start the manager and create its CronJob.
+const cronStartMargin = 10 * time.Second
+
 // startCronControllers starts the controllers and the scheduler with the CronJob controller on
 // a fake clock set to the real time, for the rest of the spec.
 func startCronControllers(ctx context.Context) cronClock {
 	GinkgoHelper()
+	// A CronJob's schedule times count from its creation, which the API server stamps with the
+	// real time. Should a minute begin between starting the fake clock and creating the spec's
+	// CronJob, the spec's first nextMinute would be the CronJob's creation minute, never due:
+	// start clear of a minute's end.
+	if left := time.Until(time.Now().Truncate(time.Minute).Add(time.Minute)); left < cronStartMargin {
+		time.Sleep(left + 100*time.Millisecond)
+	}
 	clk := cronClock{testingclock.NewFakeClock(time.Now())}
 	stop, err := fw.StartManager(ctx, func(mgr ctrl.Manager) error {
 		if err := controllers.Setup(mgr, controllers.Options{SchedulerNames: []string{testScheduler}, CronJobClock: clk}); err != nil {
