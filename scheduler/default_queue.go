@@ -79,14 +79,22 @@ func (s *Scheduler) watchDefaultQueue(ctx context.Context) error {
 // server). An existing queue is left as it is. If the attempt fails, the leader makes the queue
 // as before (ensureDefaultQueue).
 func (s *Scheduler) CreateDefaultQueue(ctx context.Context) {
-	err := s.client.Create(ctx, NewDefaultQueue(s.opts.DefaultQueue))
-	switch {
-	case err == nil:
-		s.log.Info("created the default queue", "queue", s.opts.DefaultQueue)
-	case apierrors.IsAlreadyExists(err):
-	default:
+	if err := s.tryCreateDefaultQueue(ctx); err != nil {
 		s.log.V(1).Info("could not create the default queue at start-up; the leader will", "queue", s.opts.DefaultQueue, "error", err.Error())
 	}
+}
+
+// tryCreateDefaultQueue creates the default queue (NewDefaultQueue) once. An existing queue is
+// not an error.
+func (s *Scheduler) tryCreateDefaultQueue(ctx context.Context) error {
+	err := s.client.Create(ctx, NewDefaultQueue(s.opts.DefaultQueue))
+	if err == nil {
+		s.log.Info("created the default queue", "queue", s.opts.DefaultQueue)
+	}
+	if apierrors.IsAlreadyExists(err) {
+		return nil
+	}
+	return err
 }
 
 // recreateDefaultQueue makes the default queue again each time it is deleted, until ctx ends.
@@ -144,12 +152,8 @@ func (s *Scheduler) ensureDefaultQueue(ctx context.Context) {
 func (s *Scheduler) createDefaultQueue(ctx context.Context) {
 	delay := 100 * time.Millisecond
 	for {
-		err := s.client.Create(ctx, NewDefaultQueue(s.opts.DefaultQueue))
+		err := s.tryCreateDefaultQueue(ctx)
 		if err == nil {
-			s.log.Info("created the default queue", "queue", s.opts.DefaultQueue)
-			return
-		}
-		if apierrors.IsAlreadyExists(err) {
 			return
 		}
 		s.log.Error(err, "creating the default queue; retrying", "queue", s.opts.DefaultQueue, "in", delay)
