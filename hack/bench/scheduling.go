@@ -92,45 +92,25 @@ func (s *schedulingRun) measure(ctx context.Context, b *bench) (row, error) {
 	}
 	var ceilings, rates, ratios, pauses, firsts, lists, syncs, afterLease, rss, cpus, cycles, cycleTimes []float64
 	for round := range b.rounds {
-		if err := s.fill(ctx); err != nil {
-			return row{}, err
-		}
-		listed, err := s.listCeiling(ctx)
+		m, err := s.round(ctx, b, b.schedulerConf, round == 0, &before)
 		if err != nil {
 			return row{}, err
 		}
-		synced, err := s.syncCeiling(ctx)
-		if err != nil {
-			return row{}, err
-		}
-		m, err := s.schedule(ctx, b, b.schedulerConf, round == 0)
-		if err != nil {
-			return row{}, err
-		}
-		if err := s.clear(ctx); err != nil {
-			return row{}, err
-		}
-		after, err := s.ceiling(ctx)
-		if err != nil {
-			return row{}, err
-		}
-		ceiling := (before.PodsPerSecond + after.PodsPerSecond) / 2
-		ceilings = append(ceilings, ceiling)
+		ceilings = append(ceilings, m.ceiling)
 		rates = append(rates, m.PodsPerSecond)
-		ratios = append(ratios, m.PodsPerSecond/ceiling)
+		ratios = append(ratios, m.PodsPerSecond/m.ceiling)
 		pauses = append(pauses, float64(m.MaxGap.Milliseconds()))
 		firsts = append(firsts, m.First.Sub(m.started).Seconds())
-		lists = append(lists, listed.Seconds())
-		syncs = append(syncs, synced.Seconds())
+		lists = append(lists, m.listed.Seconds())
+		syncs = append(syncs, m.synced.Seconds())
 		afterLease = append(afterLease, m.First.Sub(m.led).Seconds())
 		rss = append(rss, m.rss)
 		cpus = append(cpus, m.cpu.Seconds())
 		cycles = append(cycles, float64(m.cycles))
 		cycleTimes = append(cycleTimes, m.cycleTime.Seconds())
 		say("%s: round %d: ceiling %.0f pods/s (mean of %.0f before, %.0f after), manager %.0f pods/s, ratio %.2f, first bind %.2f s after start; API requests while the manager ran: %s",
-			filepath.Base(s.dir), round+1, ceiling, before.PodsPerSecond, after.PodsPerSecond, m.PodsPerSecond, m.PodsPerSecond/ceiling,
+			filepath.Base(s.dir), round+1, m.ceiling, m.before, m.after, m.PodsPerSecond, m.PodsPerSecond/m.ceiling,
 			m.First.Sub(m.started).Seconds(), m.requests.top(12))
-		before = after
 	}
 	var r row
 	r.add("pods", "%d", s.total())
@@ -228,6 +208,47 @@ func (s *schedulingRun) ceiling(ctx context.Context) (perf.Throughput, error) {
 		return perf.Throughput{}, fmt.Errorf("deleting the ceiling's pods: %w", err)
 	}
 	return ceiling, nil
+}
+
+// measuredRound is one run of the manager and what surrounds it: the ceilings measured before and
+// after it (pods/s) and their mean, which the run is measured against, and the list and sync
+// ceilings measured just before it started.
+type measuredRound struct {
+	scheduled
+	before, after, ceiling float64
+	listed, synced         time.Duration
+}
+
+// round makes the workload afresh, measures the list and sync ceilings, runs the manager with the
+// scheduler configuration file conf (empty: the default) on the workload, clears it and measures
+// the API server's ceiling after it. before holds the ceiling measured before the round and, on
+// return, the one after it, which is the next round's before.
+func (s *schedulingRun) round(ctx context.Context, b *bench, conf string, profile bool, before *perf.Throughput) (measuredRound, error) {
+	m := measuredRound{before: before.PodsPerSecond}
+	if err := s.fill(ctx); err != nil {
+		return m, err
+	}
+	var err error
+	if m.listed, err = s.listCeiling(ctx); err != nil {
+		return m, err
+	}
+	if m.synced, err = s.syncCeiling(ctx); err != nil {
+		return m, err
+	}
+	if m.scheduled, err = s.schedule(ctx, b, conf, profile); err != nil {
+		return m, err
+	}
+	if err := s.clear(ctx); err != nil {
+		return m, err
+	}
+	after, err := s.ceiling(ctx)
+	if err != nil {
+		return m, err
+	}
+	*before = after
+	m.after = after.PodsPerSecond
+	m.ceiling = (m.before + m.after) / 2
+	return m, nil
 }
 
 // listCeiling is the time the benchmark takes to list what the scheduler must know before its
@@ -408,25 +429,13 @@ func (s *schedulingRun) compareConfigurations(ctx context.Context, b *bench) (ro
 	for round := range b.rounds {
 		for k := range confs {
 			c := (k + round) % len(confs) // alternate the order round by round
-			if err := s.fill(ctx); err != nil {
-				return row{}, err
-			}
-			m, err := s.schedule(ctx, b, confs[c], false)
+			m, err := s.round(ctx, b, confs[c], false, &before)
 			if err != nil {
 				return row{}, err
 			}
-			if err := s.clear(ctx); err != nil {
-				return row{}, err
-			}
-			after, err := s.ceiling(ctx)
-			if err != nil {
-				return row{}, err
-			}
-			ceiling := (before.PodsPerSecond + after.PodsPerSecond) / 2
-			before = after
-			runs[c] = append(runs[c], run{ceiling: ceiling, pods: m.PodsPerSecond, cpu: m.cpu})
+			runs[c] = append(runs[c], run{ceiling: m.ceiling, pods: m.PodsPerSecond, cpu: m.cpu})
 			say("%s: round %d, %s: ceiling %.0f pods/s (mean of %.0f before, %.0f after), manager %.0f pods/s, ratio %.2f, manager CPU %.1f s, %d cycles in %.2f s, first bind %.2f s after start; API requests meanwhile: %s",
-				filepath.Base(s.dir), round+1, confName(confs[c]), ceiling, 2*ceiling-after.PodsPerSecond, after.PodsPerSecond, m.PodsPerSecond, m.PodsPerSecond/ceiling,
+				filepath.Base(s.dir), round+1, confName(confs[c]), m.ceiling, m.before, m.after, m.PodsPerSecond, m.PodsPerSecond/m.ceiling,
 				m.cpu.Seconds(), m.cycles, m.cycleTime.Seconds(), m.First.Sub(m.started).Seconds(), m.requests.top(8))
 		}
 	}
