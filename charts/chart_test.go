@@ -140,6 +140,10 @@ var valueSets = []struct {
 		"podLabels":      map[string]any{"team": "batch"},
 		"podAnnotations": map[string]any{"example.com/note": "hello"},
 		"extraArgs":      []any{"--zap-log-level=debug"},
+		"extraEnv": []any{
+			map[string]any{"name": "KUBE_FEATURE_WatchListClient", "value": "false"},
+			map[string]any{"name": "NODE_NAME", "valueFrom": map[string]any{"fieldRef": map[string]any{"fieldPath": "spec.nodeName"}}},
+		},
 	}},
 	{"existing service account", map[string]any{"serviceAccount": map[string]any{"create": false, "name": "batch-operator"}}},
 	{"admission policies off", map[string]any{"admissionPolicies": map[string]any{"enabled": false}}},
@@ -174,6 +178,8 @@ func TestChartRejectsBadValues(t *testing.T) {
 		{"bad digest", map[string]any{"image": map[string]any{"digest": "latest"}}, "digest"},
 		{"replicas as string", map[string]any{"replicas": "2"}, "replicas"},
 		{"extra arg without dashes", map[string]any{"extraArgs": []any{"leader-elect"}}, "extraArgs"},
+		{"extra env overriding the chart's", map[string]any{"extraEnv": []any{map[string]any{"name": "POD_NAMESPACE", "value": "elsewhere"}}}, "extraEnv"},
+		{"extra env with value and valueFrom", map[string]any{"extraEnv": []any{map[string]any{"name": "A", "value": "1", "valueFrom": map[string]any{}}}}, "extraEnv"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := install.TemplateChart(t.Context(), a, release, namespace, tc.values)
@@ -377,6 +383,20 @@ func TestChartTemplate(t *testing.T) {
 				if !slices.Contains(args, arg.(string)) {
 					t.Errorf("args %q lack the extra %s", args, arg)
 				}
+			}
+			wantEnv := []corev1.EnvVar{
+				{Name: "POD_NAME", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"}}},
+				{Name: "POD_NAMESPACE", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.namespace"}}},
+			}
+			for _, e := range v.list("extraEnv") {
+				var env corev1.EnvVar
+				if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(e.(map[string]any), &env, true); err != nil {
+					t.Fatalf("extraEnv %v: %v", e, err)
+				}
+				wantEnv = append(wantEnv, env)
+			}
+			if diff := cmp.Diff(wantEnv, c.Env); diff != "" {
+				t.Errorf("manager env (-want +got):\n%s", diff)
 			}
 
 			// The PodDisruptionBudget's budget follows the values.
