@@ -96,9 +96,9 @@ func (s *schedulingRun) measure(ctx context.Context, b *bench) (row, error) {
 		if err != nil {
 			return row{}, err
 		}
-		ceilings = append(ceilings, m.ceiling)
+		ceilings = append(ceilings, m.ceiling())
 		rates = append(rates, m.PodsPerSecond)
-		ratios = append(ratios, m.PodsPerSecond/m.ceiling)
+		ratios = append(ratios, m.ratio())
 		pauses = append(pauses, float64(m.MaxGap.Milliseconds()))
 		firsts = append(firsts, m.First.Sub(m.started).Seconds())
 		lists = append(lists, m.listed.Seconds())
@@ -109,7 +109,7 @@ func (s *schedulingRun) measure(ctx context.Context, b *bench) (row, error) {
 		cycles = append(cycles, float64(m.cycles))
 		cycleTimes = append(cycleTimes, m.cycleTime.Seconds())
 		say("%s: round %d: ceiling %.0f pods/s (mean of %.0f before, %.0f after), manager %.0f pods/s, ratio %.2f, first bind %.2f s after start; API requests while the manager ran: %s",
-			filepath.Base(s.dir), round+1, m.ceiling, m.before, m.after, m.PodsPerSecond, m.PodsPerSecond/m.ceiling,
+			filepath.Base(s.dir), round+1, m.ceiling(), m.before, m.after, m.PodsPerSecond, m.ratio(),
 			m.First.Sub(m.started).Seconds(), m.requests.top(12))
 	}
 	var r row
@@ -211,13 +211,18 @@ func (s *schedulingRun) ceiling(ctx context.Context) (perf.Throughput, error) {
 }
 
 // measuredRound is one run of the manager and what surrounds it: the ceilings measured before and
-// after it (pods/s) and their mean, which the run is measured against, and the list and sync
-// ceilings measured just before it started.
+// after it (pods/s), and the list and sync ceilings measured just before it started.
 type measuredRound struct {
 	scheduled
-	before, after, ceiling float64
-	listed, synced         time.Duration
+	before, after  float64
+	listed, synced time.Duration
 }
+
+// ceiling is what the run is measured against: the mean of the ceilings before and after it.
+func (m measuredRound) ceiling() float64 { return (m.before + m.after) / 2 }
+
+// ratio is the manager's pods/s over the ceiling.
+func (m measuredRound) ratio() float64 { return m.PodsPerSecond / m.ceiling() }
 
 // round makes the workload afresh, measures the list and sync ceilings, runs the manager with the
 // scheduler configuration file conf (empty: the default) on the workload, clears it and measures
@@ -247,7 +252,6 @@ func (s *schedulingRun) round(ctx context.Context, b *bench, conf string, profil
 	}
 	*before = after
 	m.after = after.PodsPerSecond
-	m.ceiling = (m.before + m.after) / 2
 	return m, nil
 }
 
@@ -416,12 +420,8 @@ func (s *schedulingRun) schedule(ctx context.Context, b *bench, conf string, pro
 // configurations round by round, on the same server and each against the ceilings around it, is
 // what shows a difference of a few percent.
 func (s *schedulingRun) compareConfigurations(ctx context.Context, b *bench) (row, error) {
-	type run struct {
-		ceiling, pods float64
-		cpu           time.Duration
-	}
 	confs := []string{"", b.compare}
-	runs := make([][]run, len(confs)) // by configuration, one per round
+	runs := make([][]measuredRound, len(confs)) // by configuration, one per round
 	before, err := s.ceiling(ctx)
 	if err != nil {
 		return row{}, err
@@ -433,9 +433,9 @@ func (s *schedulingRun) compareConfigurations(ctx context.Context, b *bench) (ro
 			if err != nil {
 				return row{}, err
 			}
-			runs[c] = append(runs[c], run{ceiling: m.ceiling, pods: m.PodsPerSecond, cpu: m.cpu})
+			runs[c] = append(runs[c], m)
 			say("%s: round %d, %s: ceiling %.0f pods/s (mean of %.0f before, %.0f after), manager %.0f pods/s, ratio %.2f, manager CPU %.1f s, %d cycles in %.2f s, first bind %.2f s after start; API requests meanwhile: %s",
-				filepath.Base(s.dir), round+1, confName(confs[c]), m.ceiling, m.before, m.after, m.PodsPerSecond, m.PodsPerSecond/m.ceiling,
+				filepath.Base(s.dir), round+1, confName(confs[c]), m.ceiling(), m.before, m.after, m.PodsPerSecond, m.ratio(),
 				m.cpu.Seconds(), m.cycles, m.cycleTime.Seconds(), m.First.Sub(m.started).Seconds(), m.requests.top(8))
 		}
 	}
@@ -444,8 +444,8 @@ func (s *schedulingRun) compareConfigurations(ctx context.Context, b *bench) (ro
 	cpus := make([][]float64, len(confs))
 	for c := range confs {
 		for _, r := range runs[c] {
-			ceilings = append(ceilings, r.ceiling)
-			ratios[c] = append(ratios[c], r.pods/r.ceiling)
+			ceilings = append(ceilings, r.ceiling())
+			ratios[c] = append(ratios[c], r.ratio())
 			cpus[c] = append(cpus[c], r.cpu.Seconds())
 		}
 	}
